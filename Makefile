@@ -1,0 +1,36 @@
+# Two entry points: `make results` regenerates every reported number,
+# `make test` runs the test suite. Both bootstrap .venv when it is missing
+# or older than pyproject.toml.
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed
+CORES ?= 2
+# A local copy of the raw Cranfield files (see README); empty = download.
+CRANFIELD_DIR ?=
+export CRANFIELD_DIR
+
+.PHONY: results test report lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+results: $(STAMP)
+	$(VENV)/bin/snakemake --cores $(CORES)
+
+report: results
+	$(VENV)/bin/snakemake --cores $(CORES) --report results/report.html
+
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/snakefmt --check Snakefile workflow
+	$(VENV)/bin/snakemake --lint
+
+clean:
+	rm -rf results/data results/runs results/eval results/crosscheck results/tables results/logs

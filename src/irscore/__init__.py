@@ -1,0 +1,3 @@
+"""irscore: reproducible offline retrieval evaluation."""
+
+__version__ = "0.1.0"

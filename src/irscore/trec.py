@@ -1,0 +1,237 @@
+"""Strict readers and writers for TREC qrels and run files.
+
+A malformed line is never skipped: it raises `TrecFormatError` naming the
+file, the line number, the problem and the line itself. Blank lines and lines
+whose first non-blank character is `#` are comments. Topic ids and docnos stay
+strings. Valid files take a fast path through pandas' C parser; anything
+unusual falls back to a line-by-line reader, which is the authority on what
+is valid and produces the exact error.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+QRELS_COLUMNS = ["topic", "docno", "grade"]
+RUN_COLUMNS = ["topic", "docno", "rank", "score", "tag"]
+
+_COMMENT = re.compile(rb"(?:^|\n)[ \t\r\f\v]*#")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+class TrecFormatError(ValueError):
+    """A qrels or run file that does not parse; names file, line and problem."""
+
+    def __init__(self, path: str | os.PathLike, line_no: int, problem: str, line: str = ""):
+        self.path = str(path)
+        self.line_no = line_no
+        self.problem = problem
+        self.line = line
+        where = f"{self.path}:{line_no}" if line_no else self.path
+        quoted = f": {line!r}" if line else ""
+        super().__init__(f"{where}: {problem}{quoted}")
+
+
+def read_qrels(path: str | os.PathLike) -> pd.DataFrame:
+    """Read `topic iteration docno grade` lines into columns topic, docno, grade (int64).
+
+    A docno judged twice for one topic is an error (trec_eval refuses it too).
+    """
+    frame = _fast_columns(path, 4)
+    if frame is None or not _valid_integers(frame[3]):
+        frame = _slow_columns(path, 4, _check_qrels_fields)
+    qrels = pd.DataFrame(
+        {
+            "topic": frame[0].astype(object),
+            "docno": frame[2].astype(object),
+            "grade": np.asarray(frame[3].to_numpy(), dtype=np.int64),
+        }
+    )
+    duplicated = qrels.duplicated(["topic", "docno"])
+    if duplicated.any():
+        row = int(np.flatnonzero(duplicated.to_numpy())[0])
+        topic, docno = qrels.at[row, "topic"], qrels.at[row, "docno"]
+        line_no, line = _line_of_record(path, row)
+        raise TrecFormatError(
+            path, line_no, f"document {docno} is judged twice for topic {topic}", line
+        )
+    qrels.attrs["source"] = str(path)
+    return qrels
+
+
+def read_run(path: str | os.PathLike) -> pd.DataFrame:
+    """Read `topic Q0 docno rank score tag` lines, in file order.
+
+    Columns: topic, docno, rank (int64), score (float64, finite), tag. The row
+    position is the file order, which the `file_order` tie-break uses.
+    """
+    frame = _fast_columns(path, 6)
+    scores = _fast_scores(frame[4]) if frame is not None else None
+    if frame is None or scores is None or not _valid_integers(frame[3]):
+        frame = _slow_columns(path, 6, _check_run_fields)
+        scores = np.asarray(frame[4].to_numpy(), dtype=np.float64)
+    run = pd.DataFrame(
+        {
+            "topic": frame[0].astype(object),
+            "docno": frame[2].astype(object),
+            "rank": np.asarray(frame[3].to_numpy(), dtype=np.int64),
+            "score": scores,
+            "tag": frame[5].astype(object),
+        }
+    )
+    run.attrs["source"] = str(path)
+    return run
+
+
+def write_run(path: str | os.PathLike, run: pd.DataFrame) -> None:
+    """Write a run in TREC format, rows in the given order; scores as repr(float).
+
+    The file appears whole or not at all (written to a temporary file, then renamed).
+    """
+    lines = (
+        f"{t} Q0 {d} {int(r)} {float(s)!r} {g}\n"
+        for t, d, r, s, g in zip(
+            run["topic"], run["docno"], run["rank"], run["score"], run["tag"], strict=True
+        )
+    )
+    write_lines_atomically(path, lines)
+
+
+def write_qrels(path: str | os.PathLike, qrels: pd.DataFrame) -> None:
+    """Write qrels as `topic 0 docno grade`, rows in the given order."""
+    lines = (
+        f"{t} 0 {d} {int(g)}\n"
+        for t, d, g in zip(qrels["topic"], qrels["docno"], qrels["grade"], strict=True)
+    )
+    write_lines_atomically(path, lines)
+
+
+def write_lines_atomically(path: str | os.PathLike, lines: Iterable[str]) -> None:
+    """Write lines to `path` through a temporary file in the same folder, then rename."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            out.writelines(lines)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _fast_columns(path: str | os.PathLike, ncols: int) -> pd.DataFrame | None:
+    """Parse a well-formed file with pandas; None when anything needs the careful reader."""
+    data = Path(path).read_bytes()
+    if _COMMENT.search(data) or b"_" in data and _has_underscore_number(data):
+        return None
+    try:
+        frame = pd.read_csv(
+            io.BytesIO(data),
+            sep=r"\s+",
+            header=None,
+            names=list(range(ncols + 1)),
+            dtype=str,
+            na_filter=False,
+            engine="c",
+            encoding="utf-8",
+            skip_blank_lines=True,
+            quoting=3,  # csv.QUOTE_NONE: quotes are ordinary characters in TREC files
+        )
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError):
+        return None
+    if len(frame) == 0:
+        return frame
+    if (frame[ncols] != "").any() or (frame[ncols - 1] == "").any():
+        return None
+    return frame
+
+
+def _has_underscore_number(data: bytes) -> bool:
+    """True when an underscore may sit inside a number (Python's int/float accept `1_0`)."""
+    return re.search(rb"[0-9]_[0-9]", data) is not None
+
+
+def _valid_integers(column: pd.Series) -> bool:
+    """True when every value is a plain decimal integer (no spaces, no fraction)."""
+    try:
+        np.asarray(column.to_numpy(), dtype=np.int64)
+    except (ValueError, OverflowError):
+        return False
+    return True
+
+
+def _fast_scores(column: pd.Series) -> np.ndarray | None:
+    """Scores as float64, or None when any is not a finite decimal number."""
+    try:
+        scores = np.asarray(column.to_numpy(), dtype=np.float64)
+    except (ValueError, OverflowError):
+        return None
+    if not np.isfinite(scores).all():
+        return None
+    return scores
+
+
+def _data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
+    """Yield (line number, line, fields) for every non-blank, non-comment line."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line_no = data.count(b"\n", 0, err.start) + 1
+        raise TrecFormatError(path, line_no, "not valid UTF-8") from None
+    for line_no, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        yield line_no, line, fields
+
+
+def _slow_columns(path: str | os.PathLike, ncols: int, check) -> pd.DataFrame:
+    """Line-by-line reader: validates every line and raises at the first bad one."""
+    rows = []
+    for line_no, line, fields in _data_lines(path):
+        if len(fields) != ncols:
+            raise TrecFormatError(
+                path, line_no, f"expected {ncols} columns, found {len(fields)}", line
+            )
+        problem = check(fields)
+        if problem:
+            raise TrecFormatError(path, line_no, problem, line)
+        rows.append(fields)
+    return pd.DataFrame(rows, columns=list(range(ncols)), dtype=object)
+
+
+def _check_qrels_fields(fields: list[str]) -> str | None:
+    if not _INTEGER.fullmatch(fields[3]):
+        return f"grade {fields[3]!r} is not an integer"
+    return None
+
+
+def _check_run_fields(fields: list[str]) -> str | None:
+    if not _INTEGER.fullmatch(fields[3]):
+        return f"rank {fields[3]!r} is not an integer"
+    if not _DECIMAL.fullmatch(fields[4]):
+        return f"score {fields[4]!r} is not a finite decimal number"
+    if not math.isfinite(float(fields[4])):
+        return f"score {fields[4]!r} is not a finite number"
+    return None
+
+
+def _line_of_record(path: str | os.PathLike, record: int) -> tuple[int, str]:
+    """The line number and text of the record-th data line (0-based) of a file."""
+    for index, (line_no, line, _fields) in enumerate(_data_lines(path)):
+        if index == record:
+            return line_no, line
+    return 0, ""
