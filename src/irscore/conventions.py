@@ -1,0 +1,148 @@
+"""The evaluation conventions of ../shared/docs/conventions.md as one frozen dataclass.
+
+The defaults are the reference convention (trec_eval 9.0.x, as embedded in
+pytrec_eval); every other value changes one named decision so that its effect
+can be measured in isolation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+TIE_BREAKS = (
+    "docno_desc",
+    "docno_asc",
+    "docno_numeric",
+    "rank",
+    "file_order",
+    "optimistic",
+    "pessimistic",
+    "expected",
+)
+CHOICES: dict[str, tuple[Any, ...]] = {
+    "tie_break": TIE_BREAKS,
+    "score_precision": ("float32", "float64"),
+    "topics": ("run_and_qrels", "all_qrels"),
+    "unjudged": ("nonrelevant", "removed"),
+    "gain": ("linear", "exponential"),
+    "interpolation": ("trec_eval9", "trec_eval10", "textbook"),
+    "no_relevant_topics": ("zero", "skip"),
+    "grades": ("raw", "cranfield_cleverdon"),
+    "duplicates": ("error", "first"),
+    "mistake": (
+        None,
+        "ap_over_retrieved",
+        "ideal_from_run",
+        "topics_from_run",
+        "rank_column_trusted",
+    ),
+}
+
+
+class ConventionError(ValueError):
+    """A convention with an unknown field or value."""
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One evaluation convention; the defaults reproduce trec_eval 9.0.x."""
+
+    name: str = "reference"
+    description: str = "trec_eval 9.0.x / pytrec_eval"
+    tie_break: str = "docno_desc"
+    score_precision: str = "float32"
+    topics: str = "run_and_qrels"
+    unjudged: str = "nonrelevant"
+    rel_level: int = 1
+    depth: int | None = None
+    gain: str = "linear"
+    interpolation: str = "trec_eval9"
+    no_relevant_topics: str = "zero"
+    grades: str = "raw"
+    gmax: int = 4
+    duplicates: str = "error"
+    mistake: str | None = None
+
+    def __post_init__(self) -> None:
+        for key, allowed in CHOICES.items():
+            value = getattr(self, key)
+            if value not in allowed:
+                shown = ", ".join(str(a) for a in allowed)
+                raise ConventionError(
+                    f"convention {self.name!r}: {key} must be one of {shown}; got {value!r}"
+                )
+        if not isinstance(self.rel_level, int) or isinstance(self.rel_level, bool):
+            raise ConventionError(f"convention {self.name!r}: rel_level must be an integer")
+        if self.depth is not None and (not isinstance(self.depth, int) or self.depth < 1):
+            raise ConventionError(f"convention {self.name!r}: depth must be a positive integer")
+        if not isinstance(self.gmax, int) or self.gmax < 1:
+            raise ConventionError(f"convention {self.name!r}: gmax must be a positive integer")
+
+    @classmethod
+    def from_changes(cls, name: str, changes: Mapping[str, Any] | None = None) -> Convention:
+        """The reference convention with `changes` applied; unknown keys are an error."""
+        changes = dict(changes or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise ConventionError(
+                f"convention {name!r}: unknown field(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(known - {'name'}))}"
+            )
+        changes.setdefault("description", describe(changes))
+        return replace(cls(), name=name, **changes)
+
+    def changes(self) -> dict[str, Any]:
+        """The fields that differ from the reference convention (name and description aside)."""
+        reference = Convention()
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in ("name", "description")
+            and getattr(self, f.name) != getattr(reference, f.name)
+        }
+
+    @property
+    def judged_only(self) -> bool:
+        """True for trec_eval's -J: unjudged documents leave the ranking."""
+        return self.unjudged == "removed"
+
+    @property
+    def complete(self) -> bool:
+        """True for trec_eval's -c: every qrels topic is averaged."""
+        return self.topics == "all_qrels" and self.mistake != "topics_from_run"
+
+
+REFERENCE = Convention()
+
+_FLAGS = {
+    ("topics", "all_qrels"): "-c",
+    ("unjudged", "removed"): "-J",
+}
+
+
+def describe(changes: Mapping[str, Any]) -> str:
+    """A one-line description of a set of changes from the reference, for tables."""
+    if not changes:
+        return REFERENCE.description
+    parts = []
+    for key, value in sorted(changes.items()):
+        flag = _FLAGS.get((key, value))
+        if flag:
+            parts.append(flag)
+        elif key == "depth":
+            parts.append(f"-M {value}")
+        elif key == "rel_level":
+            parts.append(f"-l {value}")
+        elif key == "mistake":
+            parts.append(f"mistake: {value}")
+        elif key != "description":
+            parts.append(f"{key}={value}")
+    return ", ".join(parts)
+
+
+def conventions_from_config(entries: Mapping[str, Mapping[str, Any] | None]) -> list[Convention]:
+    """Conventions from config (`name: {field: value}`), in config order."""
+    return [Convention.from_changes(name, changes) for name, changes in entries.items()]

@@ -1,0 +1,326 @@
+"""(qrels, run, conventions, measures) -> one long table of per-topic and mean values.
+
+The run and qrels are factorised once (`prepare`); each convention then only
+re-sorts integer keys, cuts, filters and calls the vectorised measures, so a
+grid of conventions shares the parsing and the joins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from irscore import measures
+from irscore.conventions import REFERENCE, Convention
+from irscore.measures import MeasureSpec, Ranking
+
+NOT_JUDGED = np.iinfo(np.int64).min
+LONG_COLUMNS = ["run", "convention", "topic", "measure", "value"]
+
+
+class DuplicateDocumentError(ValueError):
+    """The same docno twice for one topic of a run (trec_eval refuses this too)."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A run and its qrels as integer codes, shared by every convention."""
+
+    topics: np.ndarray
+    docnos: np.ndarray
+    qrels_topic: np.ndarray
+    qrels_grade: np.ndarray
+    run_topic: np.ndarray
+    run_doc: np.ndarray
+    run_score: np.ndarray
+    run_rank: np.ndarray
+    run_grade: np.ndarray
+    source: str = "run"
+
+
+@dataclass
+class Notes:
+    """What a convention did to the input besides scoring it, for the checks section."""
+
+    run_topics_without_qrels: list[str] = field(default_factory=list)
+    qrels_topics_without_run: list[str] = field(default_factory=list)
+    duplicates_dropped: int = 0
+    non_numeric_docnos: int = 0
+
+
+def prepare(qrels: pd.DataFrame, run: pd.DataFrame) -> Prepared:
+    """Factorise topics and docnos (sorted as byte strings) and look up each run row's grade."""
+    topic_codes, topics = pd.factorize(
+        pd.concat([qrels["topic"], run["topic"]], ignore_index=True), sort=True
+    )
+    doc_codes, docnos = pd.factorize(
+        pd.concat([qrels["docno"], run["docno"]], ignore_index=True), sort=True
+    )
+    nq = len(qrels)
+    q_topic, r_topic = topic_codes[:nq], topic_codes[nq:]
+    q_doc, r_doc = doc_codes[:nq], doc_codes[nq:]
+    width = max(len(docnos), 1)
+    q_key = q_topic.astype(np.int64) * width + q_doc
+    order = np.argsort(q_key, kind="stable")
+    q_key_sorted = q_key[order]
+    r_key = r_topic.astype(np.int64) * width + r_doc
+    pos = np.searchsorted(q_key_sorted, r_key)
+    pos_clipped = np.minimum(pos, max(nq - 1, 0))
+    found = (pos < nq) & (q_key_sorted[pos_clipped] == r_key) if nq else np.zeros(len(r_key), bool)
+    q_grade = qrels["grade"].to_numpy(dtype=np.int64)
+    r_grade = np.full(len(r_key), NOT_JUDGED, dtype=np.int64)
+    r_grade[found] = q_grade[order][pos_clipped[found]]
+    return Prepared(
+        topics=np.asarray(topics, dtype=object),
+        docnos=np.asarray(docnos, dtype=object),
+        qrels_topic=q_topic.astype(np.int64),
+        qrels_grade=q_grade,
+        run_topic=r_topic.astype(np.int64),
+        run_doc=r_doc.astype(np.int64),
+        run_score=run["score"].to_numpy(dtype=np.float64),
+        run_rank=run["rank"].to_numpy(dtype=np.int64),
+        run_grade=r_grade,
+        source=str(run.attrs.get("source", "run")),
+    )
+
+
+def map_grades(grades: np.ndarray, mapping: str) -> np.ndarray:
+    """Reinterpret qrels grades; `cranfield_cleverdon` turns 1 (best) .. 4 into 4 .. 1, -1 into 0."""
+    if mapping == "raw":
+        return grades
+    judged = grades != NOT_JUDGED
+    out = grades.copy()
+    between = judged & (grades >= 1) & (grades <= 4)
+    out[between] = 5 - grades[between]
+    out[judged & (grades == -1)] = 0
+    return out
+
+
+def _numeric_key(p: Prepared, notes: Notes) -> np.ndarray:
+    """Docnos in ascending numeric order where numeric, the rest after them in string order."""
+    values = pd.to_numeric(pd.Series(p.docnos), errors="coerce").to_numpy(dtype=np.float64)
+    numeric = np.isfinite(values)
+    notes.non_numeric_docnos = int((~numeric).sum())
+    rank_of_doc = np.lexsort((np.arange(len(values)), np.where(numeric, values, 0.0), ~numeric))
+    key = np.empty(len(values), dtype=np.int64)
+    key[rank_of_doc] = np.arange(len(values))
+    return key[p.run_doc]
+
+
+def _order(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, notes: Notes):
+    """Row indices of `rows` sorted by topic, then score descending, then the tie-break."""
+    topic = p.run_topic[rows]
+    if c.mistake == "rank_column_trusted":
+        return rows[np.lexsort((rows, p.run_rank[rows], topic))]
+    score = p.run_score[rows]
+    if c.score_precision == "float32":
+        score = score.astype(np.float32).astype(np.float64)
+    doc = p.run_doc[rows]
+    tie = c.tie_break
+    if tie in ("docno_desc", "expected"):
+        keys = (-doc,)
+    elif tie == "docno_asc":
+        keys = (doc,)
+    elif tie == "docno_numeric":
+        keys = (_numeric_key(p, notes)[rows],)
+    elif tie == "rank":
+        keys = (rows, p.run_rank[rows])
+    elif tie == "file_order":
+        keys = (rows,)
+    else:
+        usefulness = np.where(grade[rows] == NOT_JUDGED, -1, grade[rows])
+        usefulness = np.maximum(usefulness, -1)
+        keys = (-doc, -usefulness) if tie == "optimistic" else (-doc, usefulness)
+    return rows[np.lexsort((*keys, -score, topic))]
+
+
+def _first_occurrences(p: Prepared, rows: np.ndarray) -> np.ndarray:
+    """The rows that are the first (in file order) of their (topic, docno)."""
+    key = p.run_topic[rows] * max(len(p.docnos), 1) + p.run_doc[rows]
+    _, first = np.unique(key, return_index=True)
+    return rows[np.sort(first)]
+
+
+def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, Notes]:
+    """The ranking a convention evaluates, its sorted run rows and topic codes, and notes.
+
+    Only topics with judgments are ranked; run topics without judgments are
+    listed in the notes. Under -c the qrels topics missing from the run are
+    added by `evaluate_one` as topics with nothing retrieved.
+    """
+    notes = Notes()
+    q_grade = map_grades(p.qrels_grade, c.grades)
+    r_grade = map_grades(p.run_grade, c.grades)
+    has_qrels = np.zeros(len(p.topics), dtype=bool)
+    has_qrels[p.qrels_topic] = True
+    has_run = np.zeros(len(p.topics), dtype=bool)
+    has_run[p.run_topic] = True
+    notes.run_topics_without_qrels = [str(t) for t in p.topics[has_run & ~has_qrels]]
+    notes.qrels_topics_without_run = [str(t) for t in p.topics[has_qrels & ~has_run]]
+
+    rows = np.flatnonzero(has_qrels[p.run_topic])
+    if c.duplicates == "first":
+        kept = _first_occurrences(p, rows)
+        notes.duplicates_dropped = len(rows) - len(kept)
+        rows = kept
+    rows = _order(p, rows, c, r_grade, notes)
+    topic = p.run_topic[rows]
+    starts = (
+        np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(rows) else np.array([], int)
+    )
+    if c.depth is not None:
+        position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+        rows = rows[position < c.depth]
+    if c.duplicates == "error":
+        _check_duplicates(p, rows)
+    evaluated = np.unique(p.run_topic[rows]) if len(rows) else np.array([], dtype=np.int64)
+    grade = r_grade[rows]
+    judged = (grade != NOT_JUDGED) & (grade >= 0)
+    if c.judged_only:
+        rows, grade, judged = rows[judged], grade[judged], judged[judged]
+    topic = p.run_topic[rows]
+
+    q_judged = q_grade >= 0
+    level = max(c.rel_level, 0)
+    num_rel = np.bincount(p.qrels_topic[q_grade >= level], minlength=len(p.topics))
+    num_nonrel = np.bincount(p.qrels_topic[q_judged & (q_grade < level)], minlength=len(p.topics))
+    if c.no_relevant_topics == "skip":
+        keep_topic = num_rel[evaluated] > 0
+        evaluated = evaluated[keep_topic]
+        keep_row = num_rel[topic] > 0
+        rows, grade, judged, topic = (
+            rows[keep_row],
+            grade[keep_row],
+            judged[keep_row],
+            topic[keep_row],
+        )
+    counts = np.bincount(np.searchsorted(evaluated, topic), minlength=len(evaluated))
+    ideal_grades = q_grade[(q_grade > 0) & np.isin(p.qrels_topic, evaluated)]
+    ideal_topic = p.qrels_topic[(q_grade > 0) & np.isin(p.qrels_topic, evaluated)]
+    ideal_order = np.lexsort((-ideal_grades, ideal_topic))
+    ideal_counts = np.bincount(np.searchsorted(evaluated, ideal_topic), minlength=len(evaluated))
+    tie_group = None
+    if c.tie_break == "expected":
+        score = p.run_score[rows]
+        if c.score_precision == "float32":
+            score = score.astype(np.float32).astype(np.float64)
+        new = np.r_[True, (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])]
+        tie_group = np.cumsum(new) - 1
+    ranking = Ranking(
+        topics=p.topics[evaluated],
+        starts=np.concatenate(([0], np.cumsum(counts))),
+        grade=np.where(judged, grade, -1),
+        judged=judged,
+        num_rel=num_rel[evaluated],
+        num_nonrel=num_nonrel[evaluated],
+        ideal_gain=measures.gains_of(ideal_grades[ideal_order], c.gain),
+        ideal_starts=np.concatenate(([0], np.cumsum(ideal_counts))),
+        rel_level=c.rel_level,
+        gain=c.gain,
+        tie_group=tie_group,
+    )
+    return ranking, rows, evaluated, notes
+
+
+def _check_duplicates(p: Prepared, rows: np.ndarray) -> None:
+    key = p.run_topic[rows] * max(len(p.docnos), 1) + p.run_doc[rows]
+    uniq, counts = np.unique(key, return_counts=True)
+    if (counts > 1).any():
+        dup = uniq[counts > 1][0]
+        topic, doc = divmod(int(dup), max(len(p.docnos), 1))
+        raise DuplicateDocumentError(
+            f"{p.source}: document {p.docnos[doc]} appears more than once for topic "
+            f"{p.topics[topic]} (use duplicates=first to keep the first occurrence)"
+        )
+
+
+def evaluate_one(
+    p: Prepared, c: Convention, spec: MeasureSpec
+) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, float], Notes]:
+    """Per-topic values {measure: array}, the topic names, the `all` values, and notes."""
+    ranking, _rows, evaluated, notes = rank(p, c)
+    values = measures.compute(ranking, spec, c.interpolation, c.mistake, c.gmax)
+    topics = ranking.topics
+    num_rel_all = None
+    if c.complete:
+        q_grade = map_grades(p.qrels_grade, c.grades)
+        missing = np.setdiff1d(np.unique(p.qrels_topic), evaluated)
+        if c.no_relevant_topics == "skip":
+            level = max(c.rel_level, 0)
+            with_rel = np.unique(p.qrels_topic[q_grade >= level])
+            missing = missing[np.isin(missing, with_rel)]
+        if len(missing):
+            level = max(c.rel_level, 0)
+            rel_counts = np.bincount(p.qrels_topic[q_grade >= level], minlength=len(p.topics))
+            for name, array in values.items():
+                fill = np.zeros(len(missing))
+                if name == "num_q":
+                    fill[:] = 1.0
+                elif name == "num_rel":
+                    fill = rel_counts[missing].astype(np.float64)
+                values[name] = np.concatenate((array, fill))
+            order = np.argsort(np.concatenate((evaluated, missing)), kind="stable")
+            topics = np.concatenate((topics, p.topics[missing]))[order]
+            values = {name: array[order] for name, array in values.items()}
+        num_rel_all = float((q_grade > 0).sum())
+    means = {name: measures.aggregate(name, array, num_rel_all) for name, array in values.items()}
+    return values, topics, means, notes
+
+
+def evaluate(
+    qrels: pd.DataFrame,
+    run: pd.DataFrame,
+    conventions: Sequence[Convention] = (REFERENCE,),
+    spec: MeasureSpec | None = None,
+    run_name: str | None = None,
+) -> pd.DataFrame:
+    """The long table (run, convention, topic, measure, value) for every convention.
+
+    Per-topic rows come first, topic by topic in string order, then the `all`
+    rows with trec_eval's aggregates. gm_map has only an `all` row.
+    """
+    spec = spec or MeasureSpec()
+    p = prepare(qrels, run)
+    name = run_name or _run_tag(run)
+    return pd.concat(
+        [long_table(name, c, *evaluate_one(p, c, spec)[:3]) for c in conventions],
+        ignore_index=True,
+    )
+
+
+def long_table(
+    run_name: str,
+    c: Convention,
+    values: dict[str, np.ndarray],
+    topics: np.ndarray,
+    means: dict[str, float],
+) -> pd.DataFrame:
+    """Lay per-topic values and means out as rows of the long table."""
+    per_topic = [m for m in values if m != "gm_map"]
+    n_topics, n_measures = len(topics), len(per_topic)
+    matrix = (
+        np.column_stack([values[m] for m in per_topic]) if n_measures else np.zeros((n_topics, 0))
+    )
+    names = list(values)
+    frame = pd.DataFrame(
+        {
+            "run": run_name,
+            "convention": c.name,
+            "topic": np.concatenate(
+                (np.repeat(topics.astype(object), n_measures), np.full(len(names), "all", object))
+            ),
+            "measure": np.concatenate(
+                (np.tile(np.array(per_topic, dtype=object), n_topics), np.array(names, object))
+            ),
+            "value": np.concatenate((matrix.reshape(-1), [means[m] for m in names])),
+        }
+    )
+    return frame
+
+
+def _run_tag(run: pd.DataFrame) -> str:
+    tags = pd.unique(run["tag"]) if len(run) else np.array(["run"])
+    return str(tags[0])
