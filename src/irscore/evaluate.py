@@ -88,7 +88,7 @@ def prepare(qrels: pd.DataFrame, run: pd.DataFrame) -> Prepared:
 
 
 def map_grades(grades: np.ndarray, mapping: str) -> np.ndarray:
-    """Reinterpret qrels grades; `cranfield_cleverdon` turns 1 (best) .. 4 into 4 .. 1, -1 into 0."""
+    """Reinterpret qrels grades: `cranfield_cleverdon` maps 1 (best) .. 4 to 4 .. 1, -1 to 0."""
     if mapping == "raw":
         return grades
     judged = grades != NOT_JUDGED

@@ -133,7 +133,7 @@ def write_lines_atomically(path: str | os.PathLike, lines: Iterable[str]) -> Non
 def _fast_columns(path: str | os.PathLike, ncols: int) -> pd.DataFrame | None:
     """Parse a well-formed file with pandas; None when anything needs the careful reader."""
     data = Path(path).read_bytes()
-    if _COMMENT.search(data) or b"_" in data and _has_underscore_number(data):
+    if _COMMENT.search(data) or _has_underscore_number(data):
         return None
     try:
         frame = pd.read_csv(
