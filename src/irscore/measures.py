@@ -157,7 +157,8 @@ def interpolated_precision(r: Ranking, rule: str) -> list[np.ndarray]:
 
     The value is the maximum precision at any rank at or below the rank of the
     c-th relevant retrieved document (c = 0: over the whole ranking), 0 when
-    fewer than c relevant documents were retrieved.
+    fewer than c relevant documents were retrieved. Like trec_eval, a topic
+    with nothing retrieved (possible under -J) gets NaN where c = 0.
     """
     rel = r.rel
     topic = r.topic_of_row
@@ -169,7 +170,8 @@ def interpolated_precision(r: Ranking, rule: str) -> list[np.ndarray]:
     rel_before = np.concatenate(([0], np.cumsum(rel)))[r.starts[:-1]]
     num_rel_ret = _per_topic_sum(r, rel.astype(np.float64)).astype(np.int64)
     has_rows = r.lengths > 0
-    whole = np.zeros(len(r.topics))
+    # trec_eval starts from num_rel_ret / num_ret: 0/0 is NaN for an empty ranking (-J)
+    whole = np.full(len(r.topics), np.nan)
     whole[has_rows] = best_below[r.starts[:-1][has_rows]]
     levels = []
     for j in range(len(RECALL_LEVELS)):

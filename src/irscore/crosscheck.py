@@ -1,0 +1,175 @@
+"""The same measures from pytrec_eval (trec_eval 9.0.x inside), compared per topic.
+
+pytrec_eval is the independent witness that irscore's reference convention is
+trec_eval's: every measure both compute must agree to within `TOLERANCE`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+import pytrec_eval
+
+from irscore.conventions import Convention
+from irscore.evaluate import evaluate
+from irscore.measures import MIN_GEO_MEAN, MeasureSpec
+
+TOLERANCE = 1e-9
+COLUMNS = ["topic", "measure", "irscore", "pytrec_eval", "difference", "agrees"]
+_CUT_FAMILIES = ("P", "recall", "ndcg_cut", "map_cut", "success")
+_PLAIN = (
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "11pt_avg",
+    "ndcg",
+)
+
+
+class CrossCheckError(AssertionError):
+    """irscore and pytrec_eval disagree on at least one (topic, measure)."""
+
+
+def as_dicts(qrels: pd.DataFrame, run: pd.DataFrame) -> tuple[dict, dict]:
+    """qrels and run as pytrec_eval's nested dicts {topic: {docno: grade or score}}."""
+    qrels_dict: dict[str, dict[str, int]] = {}
+    for topic, docno, grade in zip(qrels["topic"], qrels["docno"], qrels["grade"], strict=True):
+        qrels_dict.setdefault(str(topic), {})[str(docno)] = int(grade)
+    run_dict: dict[str, dict[str, float]] = {}
+    for topic, docno, score in zip(run["topic"], run["docno"], run["score"], strict=True):
+        run_dict.setdefault(str(topic), {})[str(docno)] = float(score)
+    return qrels_dict, run_dict
+
+
+def pytrec_measures(spec: MeasureSpec) -> set[str]:
+    """pytrec_eval's measure requests for the families of `spec` that it has."""
+    requests = {name for name in _PLAIN if name in spec.families}
+    for family in _CUT_FAMILIES:
+        cutoffs = getattr(spec, family)
+        if family in spec.families and cutoffs:
+            requests.add(f"{family}.{','.join(str(k) for k in cutoffs)}")
+    return requests
+
+
+def pytrec_table(
+    qrels: pd.DataFrame, run: pd.DataFrame, spec: MeasureSpec, convention: Convention
+) -> pd.DataFrame:
+    """pytrec_eval's per-topic values (topic, measure, value) under -l and -J of `convention`."""
+    qrels_dict, run_dict = as_dicts(qrels, run)
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels_dict,
+        pytrec_measures(spec),
+        relevance_level=convention.rel_level,
+        judged_docs_only_flag=convention.judged_only,
+    )
+    results = evaluator.evaluate(run_dict)
+    rows = [
+        (topic, measure, value)
+        for topic, values in results.items()
+        for measure, value in values.items()
+    ]
+    return pd.DataFrame(rows, columns=["topic", "measure", "value"])
+
+
+def compare(
+    qrels: pd.DataFrame,
+    run: pd.DataFrame,
+    spec: MeasureSpec | None = None,
+    convention: Convention | None = None,
+) -> pd.DataFrame:
+    """Every (topic, measure) of both tools side by side, plus the `all` means.
+
+    pytrec_eval reports gm_map per topic as log(max(AP, 0.00001)); irscore's
+    per-topic AP is put on the same scale for the comparison. A topic whose
+    judgments are all negative crashes trec_eval 9 (and pytrec_eval with it),
+    so such topics are left out of both sides and listed in `attrs["skipped"]`.
+    """
+    spec = spec or MeasureSpec()
+    convention = convention or Convention()
+    comparable = qrels.groupby("topic", sort=False)["grade"].transform("max") >= 0
+    skipped = sorted(set(qrels.loc[~comparable, "topic"]))
+    qrels = qrels[comparable]
+    ours = evaluate(qrels, run, [convention], spec)
+    theirs = pytrec_table(qrels, run, spec, convention)
+    per_topic = ours[ours["topic"] != "all"].set_index(["topic", "measure"])["value"]
+    is_ap = per_topic.index.get_level_values("measure") == "map"
+    ap = per_topic[is_ap].droplevel("measure")
+    theirs_index = theirs.set_index(["topic", "measure"])["value"]
+    ours_values = []
+    for topic, measure in theirs_index.index:
+        if measure == "gm_map":
+            ours_values.append(float(np.log(max(ap.get(topic, np.nan), MIN_GEO_MEAN))))
+        else:
+            ours_values.append(per_topic.get((topic, measure), np.nan))
+    table = pd.DataFrame(
+        {
+            "topic": theirs["topic"],
+            "measure": theirs["measure"],
+            "irscore": ours_values,
+            "pytrec_eval": theirs["value"].to_numpy(dtype=np.float64),
+        }
+    )
+    missing_there = per_topic.index.difference(theirs_index.index)
+    extra = pd.DataFrame(
+        {
+            "topic": missing_there.get_level_values(0),
+            "measure": missing_there.get_level_values(1),
+            "irscore": per_topic.loc[missing_there].to_numpy(),
+            "pytrec_eval": np.nan,
+        }
+    )
+    table = pd.concat([table, _means(ours, theirs), extra], ignore_index=True)
+    table["difference"] = (table["irscore"] - table["pytrec_eval"]).abs()
+    both_nan = table["irscore"].isna() & table["pytrec_eval"].isna()
+    table["agrees"] = (table["difference"] <= TOLERANCE) | both_nan
+    table = table.sort_values(["topic", "measure"], kind="stable", ignore_index=True)[COLUMNS]
+    table.attrs["skipped"] = skipped
+    return table
+
+
+def _means(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
+    """The `all` rows: irscore's aggregate against the same aggregate of pytrec_eval's values."""
+    mine = ours[ours["topic"] == "all"].set_index("measure")["value"]
+    rows = []
+    for measure, values in theirs.groupby("measure", sort=True)["value"]:
+        array = values.to_numpy(dtype=np.float64)
+        if measure == "gm_map":
+            theirs_all = float(np.exp(np.mean(array)))
+        elif measure in ("num_q",):
+            theirs_all = float(len(array))
+        elif measure in ("num_ret", "num_rel", "num_rel_ret"):
+            theirs_all = float(np.sum(array))
+        else:
+            theirs_all = float(np.sum(array) / len(array))
+        rows.append(("all", measure, float(mine.get(measure, np.nan)), theirs_all))
+    return pd.DataFrame(rows, columns=["topic", "measure", "irscore", "pytrec_eval"])
+
+
+def disagreements(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows where the two tools differ by more than the tolerance (or one is missing)."""
+    return table[~table["agrees"]]
+
+
+def check(table: pd.DataFrame, source: str, limit: int = 10) -> None:
+    """Raise CrossCheckError listing the first disagreements, if any."""
+    bad = disagreements(table)
+    if len(bad):
+        shown = "\n".join(_describe(bad.head(limit).itertuples(index=False)))
+        raise CrossCheckError(
+            f"{source}: irscore and pytrec_eval disagree on {len(bad)} of {len(table)} "
+            f"values (tolerance {TOLERANCE}); first ones:\n{shown}"
+        )
+
+
+def _describe(rows: Iterable) -> Iterable[str]:
+    for row in rows:
+        yield f"  topic {row.topic} {row.measure}: irscore {row.irscore!r}, pytrec_eval {row.pytrec_eval!r}"
