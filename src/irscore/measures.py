@@ -10,6 +10,7 @@ the reference convention agrees with pytrec_eval to the last bits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -42,22 +43,28 @@ class Ranking:
     gain: str = "linear"
     tie_group: np.ndarray | None = None
 
-    @property
+    @cached_property
     def lengths(self) -> np.ndarray:
         return np.diff(self.starts)
 
-    @property
+    @cached_property
     def topic_of_row(self) -> np.ndarray:
         return np.repeat(np.arange(len(self.topics)), self.lengths)
 
-    @property
+    @cached_property
     def rank(self) -> np.ndarray:
         """1-based rank of each row within its topic."""
         return np.arange(len(self.grade)) - self.starts[self.topic_of_row] + 1
 
-    @property
+    @cached_property
     def rel(self) -> np.ndarray:
         return self.judged & (self.grade >= self.rel_level)
+
+    @cached_property
+    def discounted_gain(self) -> np.ndarray:
+        """gain / log2(rank + 1) of each row, 0 for unjudged rows and grades <= 0."""
+        gain = np.where(self.judged, gains_of(self.grade, self.gain), 0.0)
+        return gain / np.log2(self.rank + 1.0)
 
 
 @dataclass(frozen=True)
@@ -213,10 +220,9 @@ def bpref(r: Ranking) -> np.ndarray:
 
 def dcg(r: Ranking, cutoff: int | None = None) -> np.ndarray:
     """Discounted cumulative gain of the ranking: sum of gain / log2(rank + 1)."""
-    gain = np.where(r.judged, gains_of(r.grade, r.gain), 0.0)
-    rank = r.rank
-    mask = gain > 0 if cutoff is None else (gain > 0) & (rank <= cutoff)
-    return _per_topic_sum(r, gain / np.log2(rank + 1.0), mask)
+    values = r.discounted_gain
+    mask = values > 0 if cutoff is None else (values > 0) & (r.rank <= cutoff)
+    return _per_topic_sum(r, values, mask)
 
 
 def ideal_dcg(r: Ranking, cutoff: int | None = None) -> np.ndarray:

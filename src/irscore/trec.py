@@ -17,6 +17,7 @@ import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,7 @@ RUN_COLUMNS = ["topic", "docno", "rank", "score", "tag"]
 
 _COMMENT = re.compile(rb"(?:^|\n)[ \t\r\f\v]*#")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+_UNDERSCORE = re.compile(rb"[0-9]_[0-9]")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
@@ -47,13 +49,15 @@ def read_qrels(path: str | os.PathLike) -> pd.DataFrame:
 
     A docno judged twice for one topic is an error (trec_eval refuses it too).
     """
-    frame = _fast_columns(path, 4)
-    if frame is None or not _valid_integers(frame[3]):
+    frame = _fast_columns(path, 4, {})
+    if frame is not None and not frame[3].str.fullmatch(_INTEGER.pattern).all():
+        frame = None
+    if frame is None:
         frame = _slow_columns(path, 4, _check_qrels_fields)
     qrels = pd.DataFrame(
         {
-            "topic": frame[0].astype(object),
-            "docno": frame[2].astype(object),
+            "topic": frame[0],
+            "docno": frame[2],
             "grade": np.asarray(frame[3].to_numpy(), dtype=np.int64),
         }
     )
@@ -72,21 +76,22 @@ def read_qrels(path: str | os.PathLike) -> pd.DataFrame:
 def read_run(path: str | os.PathLike) -> pd.DataFrame:
     """Read `topic Q0 docno rank score tag` lines, in file order.
 
-    Columns: topic, docno, rank (int64), score (float64, finite), tag. The row
+    Columns: topic, docno, rank (int64; a whole number, `3.0` allowed since
+    trec_eval ignores the column), score (float64, finite), tag. The row
     position is the file order, which the `file_order` tie-break uses.
     """
-    frame = _fast_columns(path, 6)
-    scores = _fast_scores(frame[4]) if frame is not None else None
-    if frame is None or scores is None or not _valid_integers(frame[3]):
+    frame = _fast_columns(path, 6, {3: np.float64, 4: np.float64})
+    if frame is not None and not (_whole(frame[3]) and np.isfinite(frame[4].to_numpy()).all()):
+        frame = None
+    if frame is None:
         frame = _slow_columns(path, 6, _check_run_fields)
-        scores = np.asarray(frame[4].to_numpy(), dtype=np.float64)
     run = pd.DataFrame(
         {
-            "topic": frame[0].astype(object),
-            "docno": frame[2].astype(object),
-            "rank": np.asarray(frame[3].to_numpy(), dtype=np.int64),
-            "score": scores,
-            "tag": frame[5].astype(object),
+            "topic": frame[0],
+            "docno": frame[2],
+            "rank": np.asarray(frame[3].to_numpy(), dtype=np.float64).astype(np.int64),
+            "score": np.asarray(frame[4].to_numpy(), dtype=np.float64),
+            "tag": frame[5],
         }
     )
     run.attrs["source"] = str(path)
@@ -130,56 +135,46 @@ def write_lines_atomically(path: str | os.PathLike, lines: Iterable[str]) -> Non
         raise
 
 
-def _fast_columns(path: str | os.PathLike, ncols: int) -> pd.DataFrame | None:
-    """Parse a well-formed file with pandas; None when anything needs the careful reader."""
+def _fast_columns(
+    path: str | os.PathLike, ncols: int, numeric: dict[int, type]
+) -> pd.DataFrame | None:
+    """Parse a well-formed file with pandas; None when anything needs the careful reader.
+
+    One spare column catches lines with too many fields; `numeric` columns are
+    converted by the parser, and a value that does not convert sends the file
+    to the careful reader.
+    """
     data = Path(path).read_bytes()
-    if _COMMENT.search(data) or _has_underscore_number(data):
+    if (b"#" in data and _COMMENT.search(data)) or (b"_" in data and _UNDERSCORE.search(data)):
         return None
+    dtypes: dict[int, Any] = dict.fromkeys(range(ncols + 1), str)
+    dtypes.update(numeric)
     try:
         frame = pd.read_csv(
             io.BytesIO(data),
             sep=r"\s+",
             header=None,
             names=list(range(ncols + 1)),
-            dtype=str,
+            dtype=dtypes,
             na_filter=False,
             engine="c",
             encoding="utf-8",
             skip_blank_lines=True,
             quoting=3,  # csv.QUOTE_NONE: quotes are ordinary characters in TREC files
         )
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError):
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OverflowError):
         return None
-    if len(frame) == 0:
-        return frame
-    if (frame[ncols] != "").any() or (frame[ncols - 1] == "").any():
+    if len(frame) and ((frame[ncols] != "").any() or (frame[ncols - 1] == "").any()):
         return None
     return frame
 
 
-def _has_underscore_number(data: bytes) -> bool:
-    """True when an underscore may sit inside a number (Python's int/float accept `1_0`)."""
-    return re.search(rb"[0-9]_[0-9]", data) is not None
-
-
-def _valid_integers(column: pd.Series) -> bool:
-    """True when every value is a plain decimal integer (no spaces, no fraction)."""
-    try:
-        np.asarray(column.to_numpy(), dtype=np.int64)
-    except (ValueError, OverflowError):
-        return False
-    return True
-
-
-def _fast_scores(column: pd.Series) -> np.ndarray | None:
-    """Scores as float64, or None when any is not a finite decimal number."""
-    try:
-        scores = np.asarray(column.to_numpy(), dtype=np.float64)
-    except (ValueError, OverflowError):
-        return None
-    if not np.isfinite(scores).all():
-        return None
-    return scores
+def _whole(column: pd.Series) -> bool:
+    """True when every value is a whole number that int64 holds exactly."""
+    values = column.to_numpy(dtype=np.float64)
+    return bool((np.isfinite(values) & (np.floor(values) == values)).all()) and bool(
+        (np.abs(values) < 2.0**53).all()
+    )
 
 
 def _data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
@@ -214,14 +209,18 @@ def _slow_columns(path: str | os.PathLike, ncols: int, check) -> pd.DataFrame:
 
 
 def _check_qrels_fields(fields: list[str]) -> str | None:
-    if not _INTEGER.fullmatch(fields[3]):
+    if not _INTEGER.fullmatch(fields[3]) or not _is_whole(float(fields[3])):
         return f"grade {fields[3]!r} is not an integer"
     return None
 
 
+def _is_whole(value: float) -> bool:
+    return math.isfinite(value) and value.is_integer() and abs(value) < 2.0**53
+
+
 def _check_run_fields(fields: list[str]) -> str | None:
-    if not _INTEGER.fullmatch(fields[3]):
-        return f"rank {fields[3]!r} is not an integer"
+    if not _DECIMAL.fullmatch(fields[3]) or not _is_whole(float(fields[3])):
+        return f"rank {fields[3]!r} is not a whole number"
     if not _DECIMAL.fullmatch(fields[4]):
         return f"score {fields[4]!r} is not a finite decimal number"
     if not math.isfinite(float(fields[4])):
