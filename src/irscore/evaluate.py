@@ -53,15 +53,9 @@ class Notes:
 
 def prepare(qrels: pd.DataFrame, run: pd.DataFrame) -> Prepared:
     """Factorise topics and docnos (sorted as byte strings) and look up each run row's grade."""
-    topic_codes, topics = pd.factorize(
-        pd.concat([qrels["topic"], run["topic"]], ignore_index=True), sort=True
-    )
-    doc_codes, docnos = pd.factorize(
-        pd.concat([qrels["docno"], run["docno"]], ignore_index=True), sort=True
-    )
+    (q_topic, r_topic), topics = _shared_codes(qrels["topic"], run["topic"])
+    (q_doc, r_doc), docnos = _shared_codes(qrels["docno"], run["docno"])
     nq = len(qrels)
-    q_topic, r_topic = topic_codes[:nq], topic_codes[nq:]
-    q_doc, r_doc = doc_codes[:nq], doc_codes[nq:]
     width = max(len(docnos), 1)
     q_key = q_topic.astype(np.int64) * width + q_doc
     order = np.argsort(q_key, kind="stable")
@@ -85,6 +79,28 @@ def prepare(qrels: pd.DataFrame, run: pd.DataFrame) -> Prepared:
         run_grade=r_grade,
         source=str(run.attrs.get("source", "run")),
     )
+
+
+def _shared_codes(*columns: pd.Series) -> tuple[list[np.ndarray], np.ndarray]:
+    """Integer codes of several string columns over their sorted union of values.
+
+    Categorical columns (the reader's dictionary-encoded topics and docnos)
+    are recoded through their categories, so the strings are sorted once per
+    distinct value, not once per row.
+    """
+    parts = []
+    for column in columns:
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            parts.append((column.cat.codes.to_numpy(), np.asarray(column.cat.categories, object)))
+        else:
+            codes, uniques = pd.factorize(column)
+            parts.append((codes, np.asarray(uniques, dtype=object)))
+    union = np.unique(np.concatenate([uniques for _, uniques in parts]).astype(str))
+    recoded = [
+        np.searchsorted(union, uniques.astype(str))[codes].astype(np.int64)
+        for codes, uniques in parts
+    ]
+    return recoded, union.astype(object)
 
 
 def map_grades(grades: np.ndarray, mapping: str) -> np.ndarray:
@@ -116,10 +132,15 @@ def _order(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, note
     if c.mistake == "rank_column_trusted":
         return rows[np.lexsort((rows, p.run_rank[rows], topic))]
     score = p.run_score[rows]
-    if c.score_precision == "float32":
-        score = score.astype(np.float32).astype(np.float64)
     doc = p.run_doc[rows]
     tie = c.tie_break
+    if tie in ("docno_desc", "expected", "docno_asc") and c.score_precision == "float32":
+        tie_key = len(p.docnos) - 1 - doc if tie != "docno_asc" else doc
+        packed = _packed_order(topic, score, tie_key)
+        if packed is not None:
+            return rows[packed]
+    if c.score_precision == "float32":
+        score = score.astype(np.float32).astype(np.float64)
     if tie in ("docno_desc", "expected"):
         keys = (-doc,)
     elif tie == "docno_asc":
@@ -135,6 +156,30 @@ def _order(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, note
         usefulness = np.maximum(usefulness, -1)
         keys = (-doc, -usefulness) if tie == "optimistic" else (-doc, usefulness)
     return rows[np.lexsort((*keys, -score, topic))]
+
+
+def _packed_order(topic: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.ndarray | None:
+    """One sort of a uint64 key (topic, float32 score descending, tie), when it fits in 64 bits.
+
+    The float32 bit pattern, with the sign folded, orders like the float; -0.0
+    becomes 0.0 first, since trec_eval's comparison treats them as equal.
+    """
+    if len(topic) == 0:
+        return np.arange(0)
+    topic_bits = int(topic.max()).bit_length()
+    tie_bits = int(tie.max()).bit_length()
+    if topic_bits + 32 + tie_bits > 64:
+        return None
+    bits = (score.astype(np.float32) + np.float32(0.0)).view(np.uint32).astype(np.uint64)
+    negative = bits >> np.uint64(31) == 1
+    ascending = np.where(negative, ~bits & np.uint64(0xFFFFFFFF), bits | np.uint64(0x80000000))
+    descending = np.uint64(0xFFFFFFFF) - ascending
+    key = (
+        (topic.astype(np.uint64) << np.uint64(32 + tie_bits))
+        | (descending << np.uint64(tie_bits))
+        | tie.astype(np.uint64)
+    )
+    return np.argsort(key)
 
 
 def _first_occurrences(p: Prepared, rows: np.ndarray) -> np.ndarray:

@@ -61,6 +61,16 @@ class Ranking:
         return self.judged & (self.grade >= self.rel_level)
 
     @cached_property
+    def cumrel(self) -> np.ndarray:
+        """Relevant documents at or above each row's rank, within its topic."""
+        return _cumulative(self, self.rel)
+
+    @cached_property
+    def precision_at_rel(self) -> np.ndarray:
+        """Precision at each relevant row's rank; 0 on the other rows (AP's summands)."""
+        return np.where(self.rel, self.cumrel / self.rank, 0.0)
+
+    @cached_property
     def discounted_gain(self) -> np.ndarray:
         """gain / log2(rank + 1) of each row, 0 for unjudged rows and grades <= 0."""
         gain = np.where(self.judged, gains_of(self.grade, self.gain), 0.0)
@@ -169,8 +179,7 @@ def interpolated_precision(r: Ranking, rule: str) -> list[np.ndarray]:
     """
     rel = r.rel
     topic = r.topic_of_row
-    cumrel = _cumulative(r, rel)
-    precision = cumrel / r.rank
+    precision = r.cumrel / r.rank
     reversed_max = pd.Series(precision[::-1]).groupby(topic[::-1], sort=False).cummax().to_numpy()
     best_below = reversed_max[::-1]
     rel_rows = np.flatnonzero(rel)
@@ -196,13 +205,10 @@ def average_precision(r: Ranking, cutoff: int | None = None, over_retrieved: boo
 
     `over_retrieved` divides by the relevant documents retrieved instead (a known mistake).
     """
-    rel = r.rel
-    rank = r.rank
-    cumrel = _cumulative(r, rel)
-    mask = rel if cutoff is None else rel & (rank <= cutoff)
-    total = _per_topic_sum(r, cumrel / rank, mask)
+    mask = r.rel if cutoff is None else r.rel & (r.rank <= cutoff)
+    total = _per_topic_sum(r, r.precision_at_rel, mask)
     if over_retrieved:
-        return _safe_divide(total, _per_topic_sum(r, rel.astype(np.float64), mask))
+        return _safe_divide(total, _per_topic_sum(r, r.rel.astype(np.float64), mask))
     return _safe_divide(total, r.num_rel)
 
 
@@ -251,7 +257,7 @@ def compute(r: Ranking, spec: MeasureSpec, rule: str, mistake: str | None, gmax:
     """Every measure of `spec` for every topic of the ranking: {name: array over topics}."""
     fam = spec.families
     rel = r.rel.astype(np.float64)
-    cumrel = _cumulative(r, rel)
+    cumrel = r.cumrel
     num_ret = r.lengths.astype(np.float64)
     num_rel_ret = _per_topic_sum(r, rel)
     out: dict[str, np.ndarray] = {}

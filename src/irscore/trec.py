@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pa_csv
 
 QRELS_COLUMNS = ["topic", "docno", "grade"]
 RUN_COLUMNS = ["topic", "docno", "rank", "score", "tag"]
@@ -28,6 +30,7 @@ RUN_COLUMNS = ["topic", "docno", "rank", "score", "tag"]
 _COMMENT = re.compile(rb"(?:^|\n)[ \t\r\f\v]*#")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _UNDERSCORE = re.compile(rb"[0-9]_[0-9]")
+_ASCII_SPACE = re.compile(r"[ \t\r\f\v]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
@@ -138,15 +141,19 @@ def write_lines_atomically(path: str | os.PathLike, lines: Iterable[str]) -> Non
 def _fast_columns(
     path: str | os.PathLike, ncols: int, numeric: dict[int, type]
 ) -> pd.DataFrame | None:
-    """Parse a well-formed file with pandas; None when anything needs the careful reader.
+    """Parse a well-formed file in C; None when anything needs the careful reader.
 
-    One spare column catches lines with too many fields; `numeric` columns are
-    converted by the parser, and a value that does not convert sends the file
-    to the careful reader.
+    Files separated by single spaces go through Arrow's multi-threaded reader,
+    with topics and docnos dictionary-encoded (pandas categoricals); other
+    spacing through pandas' C parser, where one spare column catches lines
+    with too many fields. A value that does not convert, a comment, or an
+    underscore inside a number sends the file to the careful reader.
     """
     data = Path(path).read_bytes()
     if (b"#" in data and _COMMENT.search(data)) or (b"_" in data and _UNDERSCORE.search(data)):
         return None
+    if _single_spaced(data):
+        return _arrow_columns(data, ncols, numeric)
     dtypes: dict[int, Any] = dict.fromkeys(range(ncols + 1), str)
     dtypes.update(numeric)
     try:
@@ -169,6 +176,36 @@ def _fast_columns(
     return frame
 
 
+def _single_spaced(data: bytes) -> bool:
+    """True when no byte but a space can separate fields and lines end in a bare newline.
+
+    Double or leading spaces need no check here: they make empty fields, so
+    the column count is wrong and Arrow refuses the file.
+    """
+    return not any(byte in data for byte in (b"\t", b"\r", b"\x0b", b"\x0c"))
+
+
+def _arrow_columns(data: bytes, ncols: int, numeric: dict[int, type]) -> pd.DataFrame | None:
+    """Arrow's CSV reader on a single-spaced file; None on any parse or conversion error."""
+    names = [str(i) for i in range(ncols)]
+    types = {str(i): pa.dictionary(pa.int32(), pa.string()) for i in range(ncols)}
+    types.update({str(i): pa.from_numpy_dtype(t) for i, t in numeric.items()})
+    try:
+        table = pa_csv.read_csv(
+            io.BytesIO(data),
+            read_options=pa_csv.ReadOptions(column_names=names),
+            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
+            convert_options=pa_csv.ConvertOptions(
+                column_types=types, strings_can_be_null=False, quoted_strings_can_be_null=False
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None
+    frame = table.to_pandas()
+    frame.columns = range(ncols)
+    return frame
+
+
 def _whole(column: pd.Series) -> bool:
     """True when every value is a whole number that int64 holds exactly."""
     values = column.to_numpy(dtype=np.float64)
@@ -187,7 +224,8 @@ def _data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]
         raise TrecFormatError(path, line_no, "not valid UTF-8") from None
     for line_no, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
-        fields = line.split()
+        fields = _ASCII_SPACE.split(line.strip(" \t\r\f\v"))
+        fields = [] if fields == [""] else fields
         if not fields or fields[0].startswith("#"):
             continue
         yield line_no, line, fields
