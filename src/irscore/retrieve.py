@@ -1,0 +1,203 @@
+"""Rank documents for queries with a registered model: the run table and its manifest."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irscore.analysis import Analyzer
+from irscore.data import read_docs, read_queries, sha256_file
+from irscore.retrievers import REGISTRY, TermIndex, make_retriever
+from irscore.trec import RUN_COLUMNS, write_lines_atomically, write_run
+
+SCOPES = ("matching", "all")
+DEFAULT_DEPTH = 1000
+DEFAULT_SCOPE = "matching"
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RetrieverSpec:
+    """One configured run (a `retrievers:` entry): model, its full params, depth, scope."""
+
+    model: str
+    params: dict[str, Any] = field(default_factory=dict)
+    depth: int = DEFAULT_DEPTH
+    scope: str = DEFAULT_SCOPE
+
+    def __post_init__(self) -> None:
+        if self.model not in REGISTRY:
+            known = ", ".join(REGISTRY)
+            raise ValueError(f"unknown retriever model {self.model!r} (known: {known})")
+        _check_depth_scope(self.depth, self.scope)
+
+    @classmethod
+    def from_config(cls, name: str, config: Mapping[str, Any]) -> RetrieverSpec:
+        """Validate a `retrievers.<name>` entry; unknown keys and params are errors naming them."""
+        known = ("model", "params", "depth", "scope")
+        for key in config:
+            if key not in known:
+                raise ValueError(
+                    f"retrievers.{name}: unknown key {key!r} (known: {', '.join(known)})"
+                )
+        if "model" not in config:
+            raise ValueError(f"retrievers.{name}: missing key 'model'")
+        try:
+            params = make_retriever(config["model"], config.get("params")).params.as_dict()
+            return cls(
+                model=config["model"],
+                params=params,
+                depth=config.get("depth", DEFAULT_DEPTH),
+                scope=config.get("scope", DEFAULT_SCOPE),
+            )
+        except ValueError as err:
+            raise ValueError(f"retrievers.{name}: {err}") from None
+
+
+def retrieve(
+    docs: pd.DataFrame,
+    queries: pd.DataFrame,
+    analyzer: Analyzer,
+    model: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    depth: int = DEFAULT_DEPTH,
+    scope: str = DEFAULT_SCOPE,
+    tag: str | None = None,
+) -> pd.DataFrame:
+    """Rank `docs` (a docno column plus the analyzer's fields) for `queries` (topic, text).
+
+    Returns columns topic, docno, rank, score, tag (default: the model name),
+    ordered by topic in plain string order, then score descending, ties by
+    docno descending as strings (trec_eval's order); ranks 1..n in that order,
+    at most `depth` per topic. scope "matching" ranks only documents sharing an
+    analyzed term with the query, so a query with no matching term has no
+    lines at all; scope "all" ranks every document, so such a query gets an
+    all-zero ranking. Exact score ties are kept.
+    """
+    retriever = make_retriever(model, params)
+    _check_depth_scope(depth, scope)
+    tag = model if tag is None else tag
+    if not tag or any(c.isspace() for c in tag):
+        raise ValueError(f"run tag {tag!r} must be non-empty without whitespace")
+    docnos = _unique_ids(docs, "docno")
+    topics = _unique_ids(queries, "topic")
+    records = docs.to_dict("records")
+    index = TermIndex.build([analyzer.tokens(analyzer.document_text(d)) for d in records])
+    query_tokens = [analyzer.tokens(text) for text in queries["text"]]
+    scores = retriever.score(index, query_tokens)
+    if not np.isfinite(scores).all():
+        raise ValueError(f"retriever {model} produced a non-finite score")
+    if scope == "matching":
+        candidates = index.matches(query_tokens)
+    else:
+        candidates = np.ones(scores.shape, dtype=bool)
+    return _rank(scores, candidates, topics, docnos, depth, tag)
+
+
+def retrieve_to_files(
+    *,
+    docs: str | os.PathLike,
+    queries: str | os.PathLike,
+    run: str | os.PathLike,
+    manifest: str | os.PathLike,
+    name: str,
+    spec: Mapping[str, Any],
+    analyzer: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """Run the configured retriever `name` (its `retrievers:` entry `spec`) on the exports.
+
+    Writes the TREC run (tag = name) and a manifest beside it: model, full
+    params, analyzer choices, depth, scope, input checksums and counts
+    (deterministic, sorted keys). Returns the manifest.
+    """
+    checked = RetrieverSpec.from_config(name, spec)
+    chosen = Analyzer.from_config(analyzer)
+    doc_table, query_table = read_docs(docs), read_queries(queries)
+    frame = retrieve(
+        doc_table,
+        query_table,
+        chosen,
+        checked.model,
+        checked.params,
+        depth=checked.depth,
+        scope=checked.scope,
+        tag=name,
+    )
+    write_run(run, frame)
+    retrieved = set(frame["topic"])
+    content = {
+        "analyzer": chosen.describe(),
+        "counts": {
+            "documents": len(doc_table),
+            "lines": len(frame),
+            "queries": len(query_table),
+            "topics_with_lines": len(retrieved),
+            "topics_without_lines": sorted(set(query_table["topic"]) - retrieved),
+        },
+        "depth": checked.depth,
+        "inputs_sha256": {Path(p).name: sha256_file(p) for p in (docs, queries)},
+        "model": checked.model,
+        "params": checked.params,
+        "run": name,
+        "scope": checked.scope,
+    }
+    write_lines_atomically(manifest, [json.dumps(content, sort_keys=True, indent=2) + "\n"])
+    log.info("run %s: %s", name, json.dumps(content["counts"], sort_keys=True))
+    return content
+
+
+def _rank(
+    scores: np.ndarray,
+    candidates: np.ndarray,
+    topics: np.ndarray,
+    docnos: np.ndarray,
+    depth: int,
+    tag: str,
+) -> pd.DataFrame:
+    """Order the candidate (topic, doc) pairs the trec_eval way and number them per topic."""
+    by_topic = np.array(sorted(range(len(topics)), key=topics.__getitem__), dtype=np.int64)
+    docno_position = np.empty(len(docnos), dtype=np.int64)
+    docno_position[sorted(range(len(docnos)), key=docnos.__getitem__)] = np.arange(len(docnos))
+    query, doc = np.nonzero(candidates[by_topic])
+    score = scores[by_topic][query, doc]
+    order = np.lexsort((-docno_position[doc], -score, query))
+    query, doc, score = query[order], doc[order], score[order]
+    rank = np.arange(len(query)) - np.searchsorted(query, query, side="left") + 1
+    keep = rank <= depth
+    # object columns, as trec.read_run gives (pandas' default string dtype iterates slowly)
+    return pd.DataFrame(
+        {
+            "topic": pd.Series(topics[by_topic][query[keep]], dtype=object),
+            "docno": pd.Series(docnos[doc[keep]], dtype=object),
+            "rank": rank[keep],
+            "score": score[keep],
+            "tag": pd.Series([tag] * int(keep.sum()), dtype=object),
+        },
+        columns=RUN_COLUMNS,
+    )
+
+
+def _check_depth_scope(depth: Any, scope: Any) -> None:
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+    if scope not in SCOPES:
+        raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+
+
+def _unique_ids(table: pd.DataFrame, column: str) -> np.ndarray:
+    """The id column as an object array of str; a duplicate id is an error naming it."""
+    ids = np.array([str(v) for v in table[column]], dtype=object)
+    duplicated = pd.Series(ids).duplicated()
+    if duplicated.any():
+        raise ValueError(f"duplicate {column} {ids[duplicated.to_numpy()][0]!r}")
+    return ids

@@ -1,0 +1,155 @@
+"""The Snakemake workflow end to end on a tiny Cranfield-format corpus."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from irscore.trec import read_qrels, read_run
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).parent / "snakemake"
+
+DOCS = """\
+.I 1
+.T
+flow over a wing
+.A
+smith
+.B
+j. ae. 1958
+.W
+flow over a wing .
+  lift of the wing in flow .
+.I 2
+.T
+shock waves
+.A
+jones
+.B
+j. ae. 1959
+.W
+shock waves .
+  shock waves at high mach numbers .
+.I 3
+.T
+heat transfer
+.A
+brown
+.B
+j. ae. 1960
+.W
+heat transfer .
+  heat transfer in laminar boundary layers .
+"""
+# .I numbers are not topic ids: ir_datasets renumbers queries 1, 2, 3 in file order.
+QUERIES = """\
+.I 001
+.W
+lift of a wing in flow .
+.I 002
+.W
+shock waves and
+heat transfer .
+.I 004
+.W
+the .
+"""
+QRELS = "1 1 2\n1 2 -1\n2 2 3 \n2 3 1\n3 1 4\n"
+RUNS = ("bim", "tfidf", "bm25")
+
+
+def write_corpus(folder: Path) -> dict[str, str]:
+    folder.mkdir()
+    for name, text in (("cran.all.1400", DOCS), ("cran.qry", QUERIES), ("cranqrel", QRELS)):
+        (folder / name).write_text(text)
+    return {
+        name: hashlib.sha256((folder / name).read_bytes()).hexdigest()
+        for name in ("cran.all.1400", "cran.qry", "cranqrel")
+    }
+
+
+def copy_workflow(folder: Path) -> None:
+    folder.mkdir()
+    for name in ("Snakefile", "config.yaml"):
+        shutil.copy(REPO / name, folder / name)
+    for name in ("workflow", "scripts"):
+        shutil.copytree(REPO / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def snakemake(workdir: Path, raw: Path, pins: dict[str, str], *args: str) -> str:
+    pinned = ", ".join(f"{name}: {digest}" for name, digest in pins.items())
+    env = {k: v for k, v in os.environ.items() if k != "CRANFIELD_DIR"}
+    command = [str(SNAKEMAKE), "--cores", "2", "-d", str(workdir), "-s", str(workdir / "Snakefile")]
+    config = ["--config", f"cranfield_dir={raw}", f"cranfield_sha256={{{pinned}}}"]
+    done = subprocess.run(
+        [*command, *config, *args],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def outputs(workdir: Path) -> dict[str, int]:
+    """Every output file and its modification time in nanoseconds."""
+    found = list((workdir / "results" / "data").glob("*.*"))
+    found += list((workdir / "results" / "runs").glob("*"))
+    return {str(p.relative_to(workdir)): p.stat().st_mtime_ns for p in found if p.is_file()}
+
+
+@pytest.mark.workflow
+def test_workflow_data_and_retrieval(tmp_path):
+    pins = write_corpus(tmp_path / "raw")
+    workdir = tmp_path / "workflow"
+    copy_workflow(workdir)
+    snakemake(workdir, tmp_path / "raw", pins)
+
+    data = workdir / "results" / "data"
+    qrels = read_qrels(data / "qrels.txt")
+    assert list(zip(qrels["topic"], qrels["docno"], qrels["grade"], strict=True)) == [
+        ("1", "1", 2),
+        ("1", "2", -1),
+        ("2", "2", 3),
+        ("2", "3", 1),
+        ("3", "1", 4),
+    ]
+    assert (data / "queries.tsv").read_text() == (
+        "1\tlift of a wing in flow .\n2\tshock waves and heat transfer .\n3\tthe .\n"
+    )
+    assert [json.loads(line)["docno"] for line in (data / "docs.jsonl").open()] == ["1", "2", "3"]
+    manifest = json.loads((data / "manifest.json").read_text())
+    assert manifest["source_sha256"] == pins
+    assert manifest["counts"]["relevant_judgments"] == 4
+    for name in RUNS:
+        run = read_run(workdir / "results" / "runs" / f"{name}.run")
+        # query 3 is only a stopword: no line under scope "matching"
+        assert set(run["topic"]) == {"1", "2"}
+        assert run[run["topic"] == "1"]["docno"].iloc[0] == "1"
+        assert set(run["tag"]) == {name}
+        counts = json.loads((workdir / "results" / "runs" / f"{name}.manifest.json").read_text())
+        assert counts["counts"]["topics_without_lines"] == ["3"]
+
+    assert "Nothing to be done" in snakemake(workdir, tmp_path / "raw", pins, "-n")
+
+    before = outputs(workdir)
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["retrievers"]["bm25"]["params"]["k1"] = 0.9
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    snakemake(workdir, tmp_path / "raw", pins)
+    after = outputs(workdir)
+    changed = sorted(name for name in after if after[name] != before[name])
+    assert changed == ["results/runs/bm25.manifest.json", "results/runs/bm25.run"]
+    bm25 = json.loads((workdir / "results" / "runs" / "bm25.manifest.json").read_text())
+    assert bm25["params"]["k1"] == 0.9

@@ -1,0 +1,87 @@
+# Config validation, helper functions, wildcard constraints and the final targets.
+import importlib.util
+import os
+import re
+from pathlib import Path
+
+from snakemake.utils import validate
+
+from irscore.analysis import Analyzer
+from irscore.retrieve import RetrieverSpec
+
+validate(config, schema="../schemas/config.schema.yaml")
+# Fail before any job runs: the analyzer and each model check their own keys.
+Analyzer.from_config(config["analyzer"])
+for _name, _spec in config["retrievers"].items():
+    RetrieverSpec.from_config(_name, _spec)
+
+# The installed irscore package: its sources are inputs of the rules using them.
+IRSCORE_DIR = Path(importlib.util.find_spec("irscore").origin).parent
+
+
+wildcard_constraints:
+    run="|".join(re.escape(name) for name in config["retrievers"]),
+
+
+def package_sources(*modules):
+    """Paths of irscore source files (relative to the package), so code changes re-run jobs."""
+    return [str(IRSCORE_DIR / module) for module in ("__init__.py", *modules)]
+
+
+def cranfield_dir():
+    """The local copy of the raw files: $CRANFIELD_DIR if non-empty, else config, else None
+    (download). A relative path is relative to the working directory."""
+    return os.environ.get("CRANFIELD_DIR") or config.get("cranfield_dir") or None
+
+
+def retriever_sources(wildcards):
+    """The modules a run depends on: the shared retrieval code and its own model's file."""
+    model = config["retrievers"][wildcards.run]["model"]
+    return package_sources(
+        "analysis.py",
+        "data.py",
+        "retrieve.py",
+        "trec.py",
+        "logs.py",
+        "retrievers/__init__.py",
+        "retrievers/base.py",
+        "retrievers/index.py",
+        f"retrievers/{model}.py",
+    )
+
+
+def canonical(value):
+    """`value` with dict keys sorted at every level: params then compare by content, not order."""
+    if isinstance(value, dict):
+        return {key: canonical(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [canonical(item) for item in value]
+    return value
+
+
+def retriever_config(wildcards):
+    """The run's `retrievers:` entry, as a params value so a change re-runs only that run."""
+    return canonical(config["retrievers"][wildcards.run])
+
+
+def data_exports():
+    """The files of rule export_data."""
+    return [
+        "results/data/qrels.txt",
+        "results/data/queries.tsv",
+        "results/data/docs.jsonl",
+        "results/data/manifest.json",
+    ]
+
+
+def run_outputs():
+    """Each configured run and its manifest."""
+    return expand(
+        ["results/runs/{run}.run", "results/runs/{run}.manifest.json"],
+        run=list(config["retrievers"]),
+    )
+
+
+def final_targets():
+    """Everything `rule all` builds."""
+    return data_exports() + run_outputs()

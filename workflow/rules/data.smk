@@ -1,0 +1,21 @@
+# Cranfield through ir_datasets -> results/data/ (a local copy is verified and seeded).
+
+
+rule export_data:
+    input:
+        code=package_sources("data.py", "trec.py", "logs.py"),
+    output:
+        qrels="results/data/qrels.txt",
+        queries="results/data/queries.tsv",
+        docs="results/data/docs.jsonl",
+        manifest="results/data/manifest.json",
+    log:
+        "results/logs/export_data.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        cranfield_dir=cranfield_dir(),
+        sha256=canonical(config["cranfield_sha256"]),
+    script:
+        "../../scripts/export_data.py"
