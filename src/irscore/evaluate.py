@@ -7,8 +7,10 @@ grid of conventions shares the parsing and the joins.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -18,6 +20,7 @@ from irscore.conventions import REFERENCE, Convention
 from irscore.measures import MeasureSpec, Ranking
 
 NOT_JUDGED = np.iinfo(np.int64).min
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 LONG_COLUMNS = ["run", "convention", "topic", "measure", "value"]
 
 
@@ -104,26 +107,40 @@ def _shared_codes(*columns: pd.Series) -> tuple[list[np.ndarray], np.ndarray]:
 
 
 def map_grades(grades: np.ndarray, mapping: str) -> np.ndarray:
-    """Reinterpret qrels grades: `cranfield_cleverdon` maps 1 (best) .. 4 to 4 .. 1, -1 to 0."""
+    """Reinterpret qrels grades: `cranfield_cleverdon` maps Cleverdon's 1 (complete answer)
+    .. 5 (no interest) to 4 .. 0, and -1 (ir_datasets' "no interest") to 0."""
     if mapping == "raw":
         return grades
     judged = grades != NOT_JUDGED
     out = grades.copy()
-    between = judged & (grades >= 1) & (grades <= 4)
+    between = judged & (grades >= 1) & (grades <= 5)
     out[between] = 5 - grades[between]
     out[judged & (grades == -1)] = 0
     return out
 
 
 def _numeric_key(p: Prepared, notes: Notes) -> np.ndarray:
-    """Docnos in ascending numeric order where numeric, the rest after them in string order."""
-    values = pd.to_numeric(pd.Series(p.docnos), errors="coerce").to_numpy(dtype=np.float64)
-    numeric = np.isfinite(values)
-    notes.non_numeric_docnos = int((~numeric).sum())
-    rank_of_doc = np.lexsort((np.arange(len(values)), np.where(numeric, values, 0.0), ~numeric))
-    key = np.empty(len(values), dtype=np.int64)
-    key[rank_of_doc] = np.arange(len(values))
+    """Docnos in ascending numeric order where numeric, the rest after them in string order.
+
+    Numbers compare exactly (as decimals), so long integer ids do not collide
+    the way they would as float64.
+    """
+    numbers = [_decimal(docno) for docno in p.docnos]
+    notes.non_numeric_docnos = sum(number is None for number in numbers)
+    order = sorted(
+        range(len(numbers)),
+        key=lambda i: (numbers[i] is None, numbers[i] if numbers[i] is not None else 0, i),
+    )
+    key = np.empty(len(numbers), dtype=np.int64)
+    key[order] = np.arange(len(numbers))
     return key[p.run_doc]
+
+
+def _decimal(docno: str) -> Decimal | None:
+    """The docno as an exact decimal number, or None when it is not one."""
+    if not _NUMBER.fullmatch(docno):
+        return None
+    return Decimal(docno)
 
 
 def _order(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, notes: Notes):

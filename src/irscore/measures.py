@@ -9,6 +9,7 @@ the reference convention agrees with pytrec_eval to the last bits.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -280,17 +281,16 @@ def compute(r: Ranking, spec: MeasureSpec, rule: str, mistake: str | None, gmax:
         out["bpref"] = bpref(r)
     if "recip_rank" in fam:
         out["recip_rank"] = reciprocal_rank(r)
-    if "iprec_at_recall" in fam or "11pt_avg" in fam:
-        levels = interpolated_precision(r, rule)
-        if "iprec_at_recall" in fam:
-            for level, values in zip(RECALL_LEVELS, levels, strict=True):
-                out[f"iprec_at_recall_{level:.2f}"] = values
-        if "11pt_avg" in fam:
-            out["11pt_avg"] = np.mean(levels, axis=0) if levels else np.zeros(len(r.topics))
+    levels = interpolated_precision(r, rule) if fam & {"iprec_at_recall", "11pt_avg"} else []
+    if "iprec_at_recall" in fam:
+        for level, values in zip(RECALL_LEVELS, levels, strict=True):
+            out[f"iprec_at_recall_{level:.2f}"] = values
     for k in spec.P if "P" in fam else ():
         out[f"P_{k}"] = _at_cutoff(r, cumrel, k) / k
     for k in spec.recall if "recall" in fam else ():
         out[f"recall_{k}"] = _safe_divide(_at_cutoff(r, cumrel, k), r.num_rel)
+    if "11pt_avg" in fam:
+        out["11pt_avg"] = np.mean(levels, axis=0)
     ideal = _ideal_from_run(r) if mistake == "ideal_from_run" else r
     prefix = "ndcg_exp" if r.gain == "exponential" else "ndcg"
     if "ndcg" in fam:
@@ -356,3 +356,89 @@ def aggregate(name: str, values: np.ndarray, num_rel_all_qrels: float | None = N
     if name == "gm_map":
         return float(np.exp(np.mean(np.log(np.maximum(values, MIN_GEO_MEAN)))))
     return float(np.sum(values) / len(values))
+
+
+class MeasureError(ValueError):
+    """A measure request that irscore does not know or cannot compute."""
+
+
+# trec_eval's measure families in its print order (measures.c), and its nicknames.
+TREC_ORDER = [
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "relstring",
+    "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "binG",
+    "G",
+    "ndcg",
+    "ndcg_rel",
+    "Rndcg",
+    "ndcg_cut",
+    "map_cut",
+    "relative_P",
+    "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+]
+OFFICIAL = TREC_ORDER[: TREC_ORDER.index("P") + 1]
+ALL_TREC = tuple(TREC_ORDER)
+IMPLEMENTED = frozenset(MeasureSpec().families) | {"runid", "err", "judged"}
+CUTOFF_FAMILIES = ("P", "recall", "ndcg_cut", "map_cut", "success", "err", "judged")
+INTEGER_MEASURES = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret"})
+
+
+def parse_requests(requests: Sequence[str]) -> tuple[MeasureSpec, list[str]]:
+    """trec_eval's -m requests (`map`, `P.5,10`, `all_trec`, ...) as a MeasureSpec.
+
+    Returns the spec and the requested families irscore does not compute yet
+    (from a nickname such as all_trec), so the caller can say so; naming one
+    of those explicitly is an error, like an unknown name.
+    """
+    families: set[str] = set()
+    cutoffs: dict[str, tuple[int, ...]] = {}
+    missing: list[str] = []
+    for request in requests or ["official"]:
+        name, _, params = request.partition(".")
+        if name in ("official", "all_trec"):
+            group = OFFICIAL if name == "official" else ALL_TREC
+            families |= {m for m in group if m in IMPLEMENTED}
+            missing += [m for m in group if m not in IMPLEMENTED and m not in missing]
+            continue
+        if name not in IMPLEMENTED:
+            known = "unknown measure" if name not in TREC_ORDER else "measure not implemented"
+            raise MeasureError(f"{known}: {name!r} (in -m {request})")
+        families.add(name)
+        if params:
+            if name not in CUTOFF_FAMILIES:
+                raise MeasureError(f"measure {name} takes no parameters (in -m {request})")
+            cutoffs[name] = _parse_cutoffs(name, params)
+    return MeasureSpec(families=frozenset(families), **cutoffs), missing
+
+
+def _parse_cutoffs(name: str, params: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in params.split(","))
+    except ValueError:
+        raise MeasureError(f"cut-offs of {name} must be positive integers: {params!r}") from None
+    if any(v < 1 for v in values) or len(set(values)) != len(values):
+        raise MeasureError(f"cut-offs of {name} must be positive and distinct: {params!r}")
+    return values

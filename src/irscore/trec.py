@@ -28,7 +28,7 @@ QRELS_COLUMNS = ["topic", "docno", "grade"]
 RUN_COLUMNS = ["topic", "docno", "rank", "score", "tag"]
 
 _COMMENT = re.compile(rb"(?:^|\n)[ \t\r\f\v]*#")
-_INTEGER = re.compile(r"[+-]?[0-9]+")
+_GRADE = re.compile(r"[+-]?[0-9]{1,15}")
 _UNDERSCORE = re.compile(rb"[0-9]_[0-9]")
 _ASCII_SPACE = re.compile(r"[ \t\r\f\v]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -53,7 +53,7 @@ def read_qrels(path: str | os.PathLike) -> pd.DataFrame:
     A docno judged twice for one topic is an error (trec_eval refuses it too).
     """
     frame = _fast_columns(path, 4, {})
-    if frame is not None and not frame[3].str.fullmatch(_INTEGER.pattern).all():
+    if frame is not None and not frame[3].str.fullmatch(_GRADE.pattern).all():
         frame = None
     if frame is None:
         frame = _slow_columns(path, 4, _check_qrels_fields)
@@ -150,7 +150,13 @@ def _fast_columns(
     underscore inside a number sends the file to the careful reader.
     """
     data = Path(path).read_bytes()
-    if (b"#" in data and _COMMENT.search(data)) or (b"_" in data and _UNDERSCORE.search(data)):
+    if (
+        (b"#" in data and _COMMENT.search(data))
+        or (b"_" in data and _UNDERSCORE.search(data))
+        or b"\x0b" in data
+        or b"\x0c" in data
+        or data.count(b"\r") != data.count(b"\r\n")
+    ):
         return None
     if _single_spaced(data):
         return _arrow_columns(data, ncols, numeric)
@@ -179,10 +185,12 @@ def _fast_columns(
 def _single_spaced(data: bytes) -> bool:
     """True when no byte but a space can separate fields and lines end in a bare newline.
 
+    (Vertical tabs and form feeds never reach here: they go to the careful reader.)
+
     Double or leading spaces need no check here: they make empty fields, so
     the column count is wrong and Arrow refuses the file.
     """
-    return not any(byte in data for byte in (b"\t", b"\r", b"\x0b", b"\x0c"))
+    return not any(byte in data for byte in (b"\t", b"\r"))
 
 
 def _arrow_columns(data: bytes, ncols: int, numeric: dict[int, type]) -> pd.DataFrame | None:
@@ -218,10 +226,13 @@ def _data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]
     """Yield (line number, line, fields) for every non-blank, non-comment line."""
     data = Path(path).read_bytes()
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line_no = data.count(b"\n", 0, err.start) + 1
-        raise TrecFormatError(path, line_no, "not valid UTF-8") from None
+        start = data.rfind(b"\n", 0, err.start) + 1
+        end = data.find(b"\n", err.start)
+        line = data[start : len(data) if end < 0 else end].decode("utf-8", "backslashreplace")
+        raise TrecFormatError(path, line_no, "not valid UTF-8", line) from None
     for line_no, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
         fields = _ASCII_SPACE.split(line.strip(" \t\r\f\v"))
@@ -247,8 +258,8 @@ def _slow_columns(path: str | os.PathLike, ncols: int, check) -> pd.DataFrame:
 
 
 def _check_qrels_fields(fields: list[str]) -> str | None:
-    if not _INTEGER.fullmatch(fields[3]) or not _is_whole(float(fields[3])):
-        return f"grade {fields[3]!r} is not an integer"
+    if not _GRADE.fullmatch(fields[3]):
+        return f"grade {fields[3]!r} is not an integer of at most 15 digits"
     return None
 
 

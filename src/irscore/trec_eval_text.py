@@ -1,0 +1,55 @@
+"""trec_eval's text output (`%-22s\\t%s\\t%6.4f`), so irscore's numbers can be diffed with it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterator
+
+import pandas as pd
+
+from irscore.measures import INTEGER_MEASURES
+
+# trec_eval prints these only in the summary, never per topic
+SUMMARY_ONLY = frozenset({"num_q", "gm_map"})
+
+
+def format_value(measure: str, value: float) -> str:
+    """Counts as integers (`%ld`), everything else as `%6.4f`, as trec_eval prints them.
+
+    NaN (trec_eval's 0/0 for an empty ranking under -J) prints as glibc prints
+    the NaN that 0.0/0.0 gives on x86-64: `-nan`.
+    """
+    if measure in INTEGER_MEASURES:
+        return str(int(value))
+    if math.isnan(value):
+        return f"{'-nan':>6s}"
+    return f"{value:6.4f}"
+
+
+def lines(
+    table: pd.DataFrame,
+    runid: str | None,
+    per_topic: bool,
+    summary: bool = True,
+    printed_topics: Collection[str] | None = None,
+) -> Iterator[str]:
+    """Lines of one run under one convention, in trec_eval's order.
+
+    `table` is the long table of one (run, convention); per-topic lines are
+    printed for `printed_topics` only (trec_eval 9 prints no line for a topic
+    the run lacks, even under -c). `runid` prints trec_eval's runid line.
+    """
+    if per_topic:
+        rows = table[(table["topic"] != "all") & ~table["measure"].isin(SUMMARY_ONLY)]
+        if printed_topics is not None:
+            rows = rows[rows["topic"].isin(set(printed_topics))]
+        for topic, measure, value in zip(
+            rows["topic"], rows["measure"], rows["value"], strict=True
+        ):
+            yield f"{measure:<22s}\t{topic}\t{format_value(measure, value)}"
+    if summary:
+        if runid is not None:
+            yield f"{'runid':<22s}\tall\t{runid}"
+        rows = table[table["topic"] == "all"]
+        for measure, value in zip(rows["measure"], rows["value"], strict=True):
+            yield f"{measure:<22s}\tall\t{format_value(measure, value)}"
