@@ -172,4 +172,7 @@ def check(table: pd.DataFrame, source: str, limit: int = 10) -> None:
 
 def _describe(rows: Iterable) -> Iterable[str]:
     for row in rows:
-        yield f"  topic {row.topic} {row.measure}: irscore {row.irscore!r}, pytrec_eval {row.pytrec_eval!r}"
+        yield (
+            f"  topic {row.topic} {row.measure}: "
+            f"irscore {row.irscore!r}, pytrec_eval {row.pytrec_eval!r}"
+        )
