@@ -10,10 +10,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
+from irscore.evaluate import read_long_table
 from irscore.trec import read_qrels, read_run
+
+
+def config_conventions() -> list[str]:
+    return list(yaml.safe_load((REPO / "config.yaml").read_text())["conventions"])
+
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
@@ -105,12 +112,14 @@ def snakemake(workdir: Path, raw: Path, pins: dict[str, str], *args: str) -> str
 def outputs(workdir: Path) -> dict[str, int]:
     """Every output file and its modification time in nanoseconds."""
     found = list((workdir / "results" / "data").glob("*.*"))
-    found += list((workdir / "results" / "runs").glob("*"))
+    for folder in ("runs", "eval", "crosscheck", "tables"):
+        found += list((workdir / "results" / folder).glob("*"))
+    found.append(workdir / "results" / "summary.md")
     return {str(p.relative_to(workdir)): p.stat().st_mtime_ns for p in found if p.is_file()}
 
 
 @pytest.mark.workflow
-def test_workflow_data_and_retrieval(tmp_path):
+def test_workflow_end_to_end(tmp_path):
     pins = write_corpus(tmp_path / "raw")
     workdir = tmp_path / "workflow"
     copy_workflow(workdir)
@@ -141,6 +150,20 @@ def test_workflow_data_and_retrieval(tmp_path):
         counts = json.loads((workdir / "results" / "runs" / f"{name}.manifest.json").read_text())
         assert counts["counts"]["topics_without_lines"] == ["3"]
 
+    for name in RUNS:
+        table = read_long_table(workdir / "results" / "eval" / f"{name}.tsv")
+        assert set(table["convention"]) == set(config_conventions())
+        reference = table[table["convention"] == "reference"]
+        # topic 3 has judgments but no line in the run: skipped by the reference ...
+        assert set(reference["topic"]) == {"1", "2", "all"}
+        # ... and averaged as 0 under -c
+        complete = table[(table["convention"] == "all_qrels") & (table["measure"] == "num_q")]
+        assert complete[complete["topic"] == "all"]["value"].item() == 3.0
+        check = pd.read_csv(workdir / "results" / "crosscheck" / f"{name}.tsv", sep="\t")
+        assert len(check) > 0 and check["agrees"].all()
+    summary = (workdir / "results" / "summary.md").read_text()
+    assert "| bm25 |" in summary and "| topics | 3 |" in summary
+
     assert "Nothing to be done" in snakemake(workdir, tmp_path / "raw", pins, "-n")
 
     before = outputs(workdir)
@@ -150,6 +173,15 @@ def test_workflow_data_and_retrieval(tmp_path):
     snakemake(workdir, tmp_path / "raw", pins)
     after = outputs(workdir)
     changed = sorted(name for name in after if after[name] != before[name])
-    assert changed == ["results/runs/bm25.manifest.json", "results/runs/bm25.run"]
+    assert changed == [
+        "results/crosscheck/bm25.tsv",
+        "results/eval/bm25.tsv",
+        "results/runs/bm25.manifest.json",
+        "results/runs/bm25.run",
+        "results/summary.md",
+        "results/tables/reference.csv",
+        "results/tables/reference.md",
+        "results/tables/reference.tex",
+    ]
     bm25 = json.loads((workdir / "results" / "runs" / "bm25.manifest.json").read_text())
     assert bm25["params"]["k1"] == 0.9

@@ -125,7 +125,9 @@ def run_evaluate(args: argparse.Namespace) -> str:
     if not args.q:
         combined = combined[combined["topic"] == "all"]
     if args.format == "tsv":
-        return combined.to_csv(sep="\t", index=False, float_format=repr, lineterminator="\n")
+        return combined.to_csv(
+            sep="\t", index=False, float_format=trec.float_text, lineterminator="\n"
+        )
     return json.dumps(combined.to_dict(orient="records"), indent=1) + "\n"
 
 

@@ -7,14 +7,16 @@ trec_eval's: every measure both compute must agree to within `TOLERANCE`.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytrec_eval
 
+from irscore import trec
 from irscore.conventions import Convention
 from irscore.evaluate import evaluate
-from irscore.measures import MIN_GEO_MEAN, MeasureSpec
+from irscore.measures import MIN_GEO_MEAN, MeasureSpec, spec_from_config
 
 TOLERANCE = 1e-9
 COLUMNS = ["topic", "measure", "irscore", "pytrec_eval", "difference", "agrees"]
@@ -33,6 +35,8 @@ _PLAIN = (
     "11pt_avg",
     "ndcg",
 )
+
+COMPARABLE = frozenset(_PLAIN) | frozenset(_CUT_FAMILIES)
 
 
 class CrossCheckError(AssertionError):
@@ -94,6 +98,7 @@ def compare(
     so such topics are left out of both sides and listed in `attrs["skipped"]`.
     """
     spec = spec or MeasureSpec()
+    spec = replace(spec, families=spec.families & COMPARABLE)
     convention = convention or Convention()
     comparable = qrels.groupby("topic", sort=False)["grade"].transform("max") >= 0
     skipped = sorted(set(qrels.loc[~comparable, "topic"]))
@@ -176,3 +181,19 @@ def _describe(rows: Iterable) -> Iterable[str]:
             f"  topic {row.topic} {row.measure}: "
             f"irscore {row.irscore!r}, pytrec_eval {row.pytrec_eval!r}"
         )
+
+
+def crosscheck_files(qrels_path: str, run_path: str, output: str, measures_config: dict) -> None:
+    """Compare irscore's reference values with pytrec_eval's for one run file.
+
+    Writes every (topic, measure) with both values, then raises
+    CrossCheckError (failing the workflow) if any pair differs.
+    """
+    table = compare(
+        trec.read_qrels(qrels_path), trec.read_run(run_path), spec_from_config(measures_config)
+    )
+    check(table, run_path)
+    trec.write_lines_atomically(
+        output,
+        [table.to_csv(sep="\t", index=False, float_format=trec.float_text, lineterminator="\n")],
+    )

@@ -7,6 +7,7 @@ grid of conventions shares the parsing and the joins.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,8 +16,8 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from irscore import measures
-from irscore.conventions import REFERENCE, Convention
+from irscore import measures, trec
+from irscore.conventions import REFERENCE, Convention, conventions_from_config
 from irscore.measures import MeasureSpec, Ranking
 
 NOT_JUDGED = np.iinfo(np.int64).min
@@ -278,7 +279,7 @@ def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, N
         judged=judged,
         num_rel=num_rel[evaluated],
         num_nonrel=num_nonrel[evaluated],
-        ideal_gain=measures.gains_of(ideal_grades[ideal_order], c.gain),
+        ideal_grade=ideal_grades[ideal_order],
         ideal_starts=np.concatenate(([0], np.cumsum(ideal_counts))),
         rel_level=c.rel_level,
         gain=c.gain,
@@ -386,3 +387,46 @@ def long_table(
 def _run_tag(run: pd.DataFrame) -> str:
     tags = pd.unique(run["tag"]) if len(run) else np.array(["run"])
     return str(tags[0])
+
+
+def write_long_table(path: str, table: pd.DataFrame) -> None:
+    """Write the long table as TSV with values as repr(float), whole or not at all."""
+    header = "\t".join(LONG_COLUMNS) + "\n"
+    rows = (
+        f"{run}\t{convention}\t{topic}\t{measure}\t{float(value)!r}\n"
+        for run, convention, topic, measure, value in table[LONG_COLUMNS].itertuples(
+            index=False, name=None
+        )
+    )
+    trec.write_lines_atomically(path, itertools.chain([header], rows))
+
+
+def read_long_table(path: str) -> pd.DataFrame:
+    """Read a long table written by `write_long_table`; topics and names stay strings."""
+    return pd.read_csv(
+        path,
+        sep="\t",
+        dtype={"run": str, "convention": str, "topic": str, "measure": str, "value": float},
+        keep_default_na=False,
+        na_values={"value": ["nan"]},
+    )
+
+
+def evaluate_files(
+    qrels_path: str,
+    run_path: str,
+    output: str,
+    run_name: str,
+    conventions: dict,
+    measures_config: dict | None = None,
+) -> pd.DataFrame:
+    """Score one run file under every configured convention and write the long table."""
+    table = evaluate(
+        trec.read_qrels(qrels_path),
+        trec.read_run(run_path),
+        conventions_from_config(conventions),
+        measures.spec_from_config(measures_config or {}),
+        run_name,
+    )
+    write_long_table(output, table)
+    return table

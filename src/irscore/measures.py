@@ -10,7 +10,7 @@ the reference convention agrees with pytrec_eval to the last bits.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -28,8 +28,9 @@ class Ranking:
 
     Row arrays hold one entry per ranked document; topic arrays one per topic.
     `grade` is the judged grade, or -1 for a document that counts as unjudged
-    (not in the qrels, or a negative grade). `ideal` holds, per topic, the
-    gains of all judged documents with a positive grade, sorted descending.
+    (not in the qrels, or a negative grade). `ideal_grade` holds, per topic,
+    the grades of all judged documents with a positive grade, sorted
+    descending (the ideal ranking); `gain` is the gain of the `ndcg` family.
     """
 
     topics: np.ndarray
@@ -38,11 +39,12 @@ class Ranking:
     judged: np.ndarray
     num_rel: np.ndarray
     num_nonrel: np.ndarray
-    ideal_gain: np.ndarray
+    ideal_grade: np.ndarray
     ideal_starts: np.ndarray
     rel_level: int = 1
     gain: str = "linear"
     tie_group: np.ndarray | None = None
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def lengths(self) -> np.ndarray:
@@ -71,11 +73,13 @@ class Ranking:
         """Precision at each relevant row's rank; 0 on the other rows (AP's summands)."""
         return np.where(self.rel, self.cumrel / self.rank, 0.0)
 
-    @cached_property
-    def discounted_gain(self) -> np.ndarray:
+    def discounted_gain(self, gain: str) -> np.ndarray:
         """gain / log2(rank + 1) of each row, 0 for unjudged rows and grades <= 0."""
-        gain = np.where(self.judged, gains_of(self.grade, self.gain), 0.0)
-        return gain / np.log2(self.rank + 1.0)
+        key = ("discounted", gain)
+        if key not in self.cache:
+            values = np.where(self.judged, gains_of(self.grade, gain), 0.0)
+            self.cache[key] = values / np.log2(self.rank + 1.0)
+        return self.cache[key]
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,7 @@ class MeasureSpec:
     P: tuple[int, ...] = DEFAULT_CUTOFFS
     recall: tuple[int, ...] = DEFAULT_CUTOFFS
     ndcg_cut: tuple[int, ...] = DEFAULT_CUTOFFS
+    ndcg_exp_cut: tuple[int, ...] = DEFAULT_CUTOFFS
     map_cut: tuple[int, ...] = DEFAULT_CUTOFFS
     success: tuple[int, ...] = SUCCESS_CUTOFFS
     judged: tuple[int, ...] = (10,)
@@ -112,6 +117,21 @@ class MeasureSpec:
             }
         )
     )
+
+
+def spec_from_config(config: dict) -> MeasureSpec:
+    """A MeasureSpec from config: `families` (default: all irscore computes) and cut-offs."""
+    config = dict(config)
+    known = {f for f in MeasureSpec.__dataclass_fields__ if f != "families"}
+    unknown = sorted(set(config) - known - {"families"})
+    if unknown:
+        raise MeasureError(f"measures: unknown key(s) {', '.join(unknown)}")
+    families = frozenset(config.pop("families", ALL_FAMILIES))
+    bad = sorted(families - IMPLEMENTED)
+    if bad:
+        raise MeasureError(f"measures: unknown or unimplemented famil(ies) {', '.join(bad)}")
+    cutoffs = {key: tuple(_parse_cutoffs(key, ",".join(map(str, v)))) for key, v in config.items()}
+    return MeasureSpec(families=families, **cutoffs)
 
 
 def gains_of(grades: np.ndarray, gain: str) -> np.ndarray:
@@ -225,20 +245,20 @@ def bpref(r: Ranking) -> np.ndarray:
     return _safe_divide(_per_topic_sum(r, contribution, rel), r.num_rel)
 
 
-def dcg(r: Ranking, cutoff: int | None = None) -> np.ndarray:
+def dcg(r: Ranking, gain: str, cutoff: int | None = None) -> np.ndarray:
     """Discounted cumulative gain of the ranking: sum of gain / log2(rank + 1)."""
-    values = r.discounted_gain
+    values = r.discounted_gain(gain)
     mask = values > 0 if cutoff is None else (values > 0) & (r.rank <= cutoff)
     return _per_topic_sum(r, values, mask)
 
 
-def ideal_dcg(r: Ranking, cutoff: int | None = None) -> np.ndarray:
+def ideal_dcg(r: Ranking, gain: str, cutoff: int | None = None) -> np.ndarray:
     """DCG of the ideal ranking: every judged positive grade, sorted by gain."""
     counts = np.diff(r.ideal_starts)
     topic = np.repeat(np.arange(len(r.topics)), counts)
-    rank = np.arange(len(r.ideal_gain)) - r.ideal_starts[:-1][topic] + 1
+    rank = np.arange(len(r.ideal_grade)) - r.ideal_starts[:-1][topic] + 1
     mask = np.ones(len(rank), dtype=bool) if cutoff is None else rank <= cutoff
-    values = r.ideal_gain[mask] / np.log2(rank[mask] + 1.0)
+    values = gains_of(r.ideal_grade[mask], gain) / np.log2(rank[mask] + 1.0)
     return np.bincount(topic[mask], weights=values, minlength=len(r.topics)).astype(np.float64)
 
 
@@ -292,11 +312,12 @@ def compute(r: Ranking, spec: MeasureSpec, rule: str, mistake: str | None, gmax:
     if "11pt_avg" in fam:
         out["11pt_avg"] = np.mean(levels, axis=0)
     ideal = _ideal_from_run(r) if mistake == "ideal_from_run" else r
-    prefix = "ndcg_exp" if r.gain == "exponential" else "ndcg"
-    if "ndcg" in fam:
-        out[prefix] = _safe_divide(dcg(r), ideal_dcg(ideal))
-    for k in spec.ndcg_cut if "ndcg_cut" in fam else ():
-        out[f"{prefix}_cut_{k}"] = _safe_divide(dcg(r, k), ideal_dcg(ideal, k))
+    for family, gain in (("ndcg", r.gain), ("ndcg_exp", "exponential")):
+        prefix = "ndcg_exp" if gain == "exponential" else "ndcg"
+        if family in fam:
+            out[prefix] = _safe_divide(dcg(r, gain), ideal_dcg(ideal, gain))
+        for k in getattr(spec, f"{family}_cut") if f"{family}_cut" in fam else ():
+            out[f"{prefix}_cut_{k}"] = _safe_divide(dcg(r, gain, k), ideal_dcg(ideal, gain, k))
     for k in spec.map_cut if "map_cut" in fam else ():
         out[f"map_cut_{k}"] = average_precision(r, k, mistake == "ap_over_retrieved")
     for k in spec.success if "success" in fam else ():
@@ -319,23 +340,16 @@ def reciprocal_rank(r: Ranking) -> np.ndarray:
 
 def _ideal_from_run(r: Ranking) -> Ranking:
     """The mistake of building nDCG's ideal only from the retrieved documents."""
-    gain = np.where(r.judged & (r.grade > 0), gains_of(r.grade, r.gain), 0.0)
-    order = np.lexsort((-gain, r.topic_of_row))
-    sorted_gain = gain[order]
-    keep = sorted_gain > 0
+    grade = np.where(r.judged & (r.grade > 0), r.grade, 0)
+    order = np.lexsort((-grade, r.topic_of_row))
+    sorted_grade = grade[order]
+    keep = sorted_grade > 0
     counts = np.bincount(r.topic_of_row[order][keep], minlength=len(r.topics))
-    starts = np.concatenate(([0], np.cumsum(counts)))
-    return Ranking(
-        topics=r.topics,
-        starts=r.starts,
-        grade=r.grade,
-        judged=r.judged,
-        num_rel=r.num_rel,
-        num_nonrel=r.num_nonrel,
-        ideal_gain=sorted_gain[keep],
-        ideal_starts=starts,
-        rel_level=r.rel_level,
-        gain=r.gain,
+    return replace(
+        r,
+        ideal_grade=sorted_grade[keep],
+        ideal_starts=np.concatenate(([0], np.cumsum(counts))),
+        cache={},
     )
 
 
@@ -401,8 +415,10 @@ TREC_ORDER = [
 ]
 OFFICIAL = TREC_ORDER[: TREC_ORDER.index("P") + 1]
 ALL_TREC = tuple(TREC_ORDER)
-IMPLEMENTED = frozenset(MeasureSpec().families) | {"runid", "err", "judged"}
-CUTOFF_FAMILIES = ("P", "recall", "ndcg_cut", "map_cut", "success", "err", "judged")
+EXTRA = ("ndcg_exp", "ndcg_exp_cut", "err", "judged")
+IMPLEMENTED = frozenset(MeasureSpec().families) | {"runid", *EXTRA}
+ALL_FAMILIES = IMPLEMENTED - {"runid"}
+CUTOFF_FAMILIES = ("P", "recall", "ndcg_cut", "ndcg_exp_cut", "map_cut", "success", "err", "judged")
 INTEGER_MEASURES = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret"})
 
 

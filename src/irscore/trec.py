@@ -124,6 +124,11 @@ def write_qrels(path: str | os.PathLike, qrels: pd.DataFrame) -> None:
     write_lines_atomically(path, lines)
 
 
+def float_text(value: float) -> str:
+    """A float as the shortest text that reads back to the same double (repr)."""
+    return repr(float(value))
+
+
 def write_lines_atomically(path: str | os.PathLike, lines: Iterable[str]) -> None:
     """Write lines to `path` through a temporary file in the same folder, then rename."""
     target = Path(path)
@@ -132,10 +137,17 @@ def write_lines_atomically(path: str | os.PathLike, lines: Iterable[str]) -> Non
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
             out.writelines(lines)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would hide results from others
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def _fast_columns(

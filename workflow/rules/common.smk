@@ -7,6 +7,8 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from irscore.analysis import Analyzer
+from irscore.conventions import conventions_from_config
+from irscore.measures import spec_from_config
 from irscore.retrieve import RetrieverSpec
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -14,6 +16,12 @@ validate(config, schema="../schemas/config.schema.yaml")
 Analyzer.from_config(config["analyzer"])
 for _name, _spec in config["retrievers"].items():
     RetrieverSpec.from_config(_name, _spec)
+conventions_from_config(config["conventions"])
+spec_from_config(config["measures"])
+if config["conventions"].get("reference", "missing") not in ({}, None):
+    raise ValueError(
+        "config: conventions must include `reference: {}` (trec_eval's convention)"
+    )
 
 # The installed irscore package: its sources are inputs of the rules using them.
 IRSCORE_DIR = Path(importlib.util.find_spec("irscore").origin).parent
@@ -82,6 +90,18 @@ def run_outputs():
     )
 
 
+def run_names():
+    """The configured runs, in config order."""
+    return list(config["retrievers"])
+
+
 def final_targets():
     """Everything `rule all` builds."""
-    return data_exports() + run_outputs()
+    return (
+        data_exports()
+        + run_outputs()
+        + expand("results/eval/{run}.tsv", run=run_names())
+        + expand("results/crosscheck/{run}.tsv", run=run_names())
+        + expand("results/tables/reference.{ext}", ext=["md", "csv", "tex"])
+        + ["results/summary.md"]
+    )

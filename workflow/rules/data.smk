@@ -11,6 +11,8 @@ rule export_data:
         manifest="results/data/manifest.json",
     log:
         "results/logs/export_data.log",
+    conda:
+        "../envs/irscore.yaml"
     threads: 1
     resources:
         mem_mb=1000,

@@ -11,6 +11,8 @@ rule retrieve:
         manifest="results/runs/{run}.manifest.json",
     log:
         "results/logs/retrieve/{run}.log",
+    conda:
+        "../envs/irscore.yaml"
     threads: 1
     resources:
         mem_mb=2000,

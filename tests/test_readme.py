@@ -1,0 +1,24 @@
+"""The README shows the headline table of results/summary.md, never a stale copy."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _table(text: str) -> list[str]:
+    """The Markdown table that starts with the headline header row."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| run | P@10 |"))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    return lines[start:end]
+
+
+def test_readme_headline_table_is_the_summarys():
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"<!-- headline:start -->\n(.*?)<!-- headline:end -->", readme, re.S)
+    assert block, "README lost its headline markers"
+    summary = (REPO / "results" / "summary.md").read_text()
+    assert _table(block.group(1)) == _table(summary)
