@@ -42,6 +42,7 @@ class Prepared:
     run_score: np.ndarray
     run_rank: np.ndarray
     run_grade: np.ndarray
+    has_duplicates: bool = False
     source: str = "run"
 
 
@@ -81,8 +82,15 @@ def prepare(qrels: pd.DataFrame, run: pd.DataFrame) -> Prepared:
         run_score=run["score"].to_numpy(dtype=np.float64),
         run_rank=run["rank"].to_numpy(dtype=np.int64),
         run_grade=r_grade,
+        has_duplicates=_has_repeats(r_key),
         source=str(run.attrs.get("source", "run")),
     )
+
+
+def _has_repeats(keys: np.ndarray) -> bool:
+    """True when some key occurs twice (a sort: numpy's hash-based unique is slow here)."""
+    ordered = np.sort(keys)
+    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 def _shared_codes(*columns: pd.Series) -> tuple[list[np.ndarray], np.ndarray]:
@@ -225,7 +233,7 @@ def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, N
     notes.qrels_topics_without_run = [str(t) for t in p.topics[has_qrels & ~has_run]]
 
     rows = np.flatnonzero(has_qrels[p.run_topic])
-    if c.duplicates == "first":
+    if c.duplicates == "first" and p.has_duplicates:
         kept = _first_occurrences(p, rows)
         notes.duplicates_dropped = len(rows) - len(kept)
         rows = kept
@@ -237,7 +245,7 @@ def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, N
     if c.depth is not None:
         position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
         rows = rows[position < c.depth]
-    if c.duplicates == "error":
+    if c.duplicates == "error" and p.has_duplicates:
         _check_duplicates(p, rows)
     evaluated = np.unique(p.run_topic[rows]) if len(rows) else np.array([], dtype=np.int64)
     grade = r_grade[rows]

@@ -236,13 +236,14 @@ def average_precision(r: Ranking, cutoff: int | None = None, over_retrieved: boo
 def bpref(r: Ranking) -> np.ndarray:
     """trec_eval's bpref: judged non-relevant above each relevant, capped at R."""
     rel = r.rel
-    nonrel = r.judged & ~rel
-    before = _cumulative(r, nonrel)
-    num_rel = r.num_rel[r.topic_of_row].astype(np.float64)
-    cap = np.minimum(r.num_nonrel[r.topic_of_row], r.num_rel[r.topic_of_row]).astype(np.float64)
+    before = _cumulative(r, r.judged & ~rel)[rel]
+    topic = r.topic_of_row[rel]
+    num_rel = r.num_rel[topic].astype(np.float64)
+    cap = np.minimum(r.num_nonrel[topic], r.num_rel[topic]).astype(np.float64)
     penalty = _safe_divide(np.minimum(before, num_rel), cap)
     contribution = np.where(before > 0, 1.0 - penalty, 1.0)
-    return _safe_divide(_per_topic_sum(r, contribution, rel), r.num_rel)
+    total = np.bincount(topic, weights=contribution, minlength=len(r.topics))
+    return _safe_divide(total, r.num_rel)
 
 
 def dcg(r: Ranking, gain: str, cutoff: int | None = None) -> np.ndarray:

@@ -167,7 +167,7 @@ def _fast_columns(
         or (b"_" in data and _UNDERSCORE.search(data))
         or b"\x0b" in data
         or b"\x0c" in data
-        or data.count(b"\r") != data.count(b"\r\n")
+        or (b"\r" in data and data.count(b"\r") != data.count(b"\r\n"))
     ):
         return None
     if _single_spaced(data):
