@@ -3,7 +3,9 @@
 Generates TOPICS x DOCS run lines with graded judgments, exact ties and
 float32-only ties, writes them as TREC files, then times each tool from the
 files to per-topic values (parsing included) and reports peak memory, side
-by side, and whether every value agrees within 1e-9.
+by side, and whether every value agrees within 1e-9; then the whole default
+convention grid of config.yaml on one parse. Each tool runs in a fresh
+process, so peak resident memory is measured, C allocations included.
 
     .venv/bin/python benchmarks/evaluate_vs_pytrec_eval.py [--topics 1000 --docs 1000]
 """
@@ -12,22 +14,25 @@ from __future__ import annotations
 
 import argparse
 import gc
+import multiprocessing
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytrec_eval
+import yaml
 
 from irscore import trec
-from irscore.conventions import Convention
+from irscore.conventions import Convention, conventions_from_config
 from irscore.crosscheck import pytrec_measures
-from irscore.evaluate import evaluate, evaluate_one, prepare
+from irscore.evaluate import evaluate
 from irscore.measures import MeasureSpec
 
 SPEC = MeasureSpec()
+CONFIG = Path(__file__).resolve().parents[1] / "config.yaml"
+GRID = conventions_from_config(yaml.safe_load(CONFIG.read_text())["conventions"])
 
 
 def generate(folder: Path, topics: int, docs: int, seed: int) -> tuple[Path, Path]:
@@ -61,20 +66,35 @@ def generate(folder: Path, topics: int, docs: int, seed: int) -> tuple[Path, Pat
     return qrels_path, run_path
 
 
-def measure(label: str, fn, repeat: int):
-    """Best wall time over `repeat` calls, and the peak traced memory of one call."""
+def _high_water_kib() -> int:
+    """This process's peak resident memory (VmHWM; unlike ru_maxrss, not inherited over exec)."""
+    status = Path("/proc/self/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmHWM:")).split()[1])
+
+
+def _child(task: str, qrels_path: Path, run_path: Path, repeat: int, out) -> None:
+    """Run one task `repeat` times in a fresh process; report best time, peak RSS growth, result."""
+    baseline = _high_water_kib()
+    fn = TASKS[task]
     times = []
     for _ in range(repeat):
         gc.collect()
         start = time.perf_counter()
-        result = fn()
+        result = fn(qrels_path, run_path)
         times.append(time.perf_counter() - start)
-    gc.collect()
-    tracemalloc.start()
-    fn()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return label, min(times), peak / 2**20, result
+    peak = _high_water_kib()
+    out.put((min(times), (peak - baseline) / 1024, result))
+
+
+def measure(task: str, qrels_path: Path, run_path: Path, repeat: int):
+    """(best seconds, peak resident MiB above the idle process, result) of a task."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    process = context.Process(target=_child, args=(task, qrels_path, run_path, repeat, queue))
+    process.start()
+    outcome = queue.get()
+    process.join()
+    return outcome
 
 
 def irscore_reference(qrels_path: Path, run_path: Path) -> pd.DataFrame:
@@ -98,11 +118,17 @@ def pytrec(qrels_path: Path, run_path: Path) -> dict:
     return evaluator.evaluate(run)
 
 
-def grid(qrels_path: Path, run_path: Path, conventions) -> int:
-    """The whole convention grid on one parse; returns the number of values."""
-    qrels, run = trec.read_qrels(qrels_path), trec.read_run(run_path)
-    p = prepare(qrels, run)
-    return sum(len(evaluate_one(p, c, SPEC)[0]) for c in conventions)
+def grid(qrels_path: Path, run_path: Path) -> pd.DataFrame:
+    """irscore: one parse, then every convention of the default config.yaml."""
+    return evaluate(trec.read_qrels(qrels_path), trec.read_run(run_path), GRID, SPEC)
+
+
+TASKS = {"pytrec_eval": pytrec, "irscore": irscore_reference, "grid": grid}
+LABELS = {
+    "pytrec_eval": "pytrec_eval (parse + evaluate)",
+    "irscore": "irscore, reference convention",
+    "grid": f"irscore, default grid ({len(GRID)} conventions)",
+}
 
 
 def agreement(ours: pd.DataFrame, theirs: dict) -> tuple[int, int]:
@@ -131,21 +157,15 @@ def main() -> None:
         qrels_path, run_path = generate(Path(folder), args.topics, args.docs, args.seed)
         lines = args.topics * args.docs
         print(f"collection: {args.topics} topics x {args.docs} documents = {lines:,} run lines")
-        rows = [
-            measure(
-                "pytrec_eval (parse + evaluate)", lambda: pytrec(qrels_path, run_path), args.repeat
-            ),
-            measure(
-                "irscore reference (parse + evaluate)",
-                lambda: irscore_reference(qrels_path, run_path),
-                args.repeat,
-            ),
-        ]
-        base = rows[0][1]
-        print(f"{'tool':40s} {'time (s)':>9s} {'vs pytrec_eval':>15s} {'peak MiB':>9s}")
-        for label, seconds, peak, _ in rows:
-            print(f"{label:40s} {seconds:9.3f} {base / seconds:14.2f}x {peak:9.1f}")
-        compared, differing = agreement(rows[1][3], rows[0][3])
+        results = {task: measure(task, qrels_path, run_path, args.repeat) for task in TASKS}
+        base = results["pytrec_eval"][0]
+        print(f"{'':44s} {'time (s)':>9s} {'pytrec_eval / it':>17s} {'peak RSS MiB':>13s}")
+        for task, (seconds, peak, _) in results.items():
+            print(f"{LABELS[task]:44s} {seconds:9.3f} {base / seconds:16.2f}x {peak:13.1f}")
+        one, everything = results["irscore"][0], results["grid"][0]
+        print(f"grid / one convention: {everything / one:.2f}x for {len(GRID)} conventions")
+        ours, theirs = results["irscore"][2], results["pytrec_eval"][2]
+        compared, differing = agreement(ours, theirs)
         print(f"values compared: {compared:,}; differing by more than 1e-9: {differing}")
 
 
