@@ -15,6 +15,7 @@ from decimal import Decimal
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from irscore import measures, trec
 from irscore.conventions import REFERENCE, Convention, conventions_from_config
@@ -44,6 +45,7 @@ class Prepared:
     run_grade: np.ndarray
     has_duplicates: bool = False
     source: str = "run"
+    orders: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -152,36 +154,68 @@ def _decimal(docno: str) -> Decimal | None:
     return Decimal(docno)
 
 
-def _order(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, notes: Notes):
-    """Row indices of `rows` sorted by topic, then score descending, then the tie-break."""
+def _order(p: Prepared, c: Convention, has_qrels: np.ndarray, grade: np.ndarray, notes: Notes):
+    """The run rows of judged topics sorted by topic, score descending, then the tie-break.
+
+    The order depends on few fields of the convention, so it is memoised on
+    `p`: a grid of conventions sorts once per distinct tie-break.
+    """
+    memo_key = (
+        c.tie_break,
+        c.score_precision,
+        c.mistake == "rank_column_trusted",
+        c.duplicates,
+        c.grades if c.tie_break in ("optimistic", "pessimistic") else None,
+    )
+    if memo_key not in p.orders:
+        rows = np.flatnonzero(has_qrels[p.run_topic])
+        if c.duplicates == "first" and p.has_duplicates:
+            kept = _first_occurrences(p, rows)
+            notes.duplicates_dropped = len(rows) - len(kept)
+            rows = kept
+        p.orders[memo_key] = (_sorted_rows(p, rows, c, grade, notes), notes)
+    order, first_notes = p.orders[memo_key]
+    notes.non_numeric_docnos = first_notes.non_numeric_docnos
+    notes.duplicates_dropped = first_notes.duplicates_dropped
+    return order
+
+
+def _sorted_rows(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, notes: Notes):
     topic = p.run_topic[rows]
     if c.mistake == "rank_column_trusted":
         return rows[np.lexsort((rows, p.run_rank[rows], topic))]
+    tie = _tie_key(p, rows, c, grade, notes)
     score = p.run_score[rows]
-    doc = p.run_doc[rows]
-    tie = c.tie_break
-    if tie in ("docno_desc", "expected", "docno_asc") and c.score_precision == "float32":
-        tie_key = len(p.docnos) - 1 - doc if tie != "docno_asc" else doc
-        packed = _packed_order(topic, score, tie_key)
+    if c.score_precision == "float32":
+        packed = _packed_order(topic, score, tie)
         if packed is not None:
             return rows[packed]
-    if c.score_precision == "float32":
         score = score.astype(np.float32).astype(np.float64)
+    return rows[np.lexsort((tie, -score, topic))]
+
+
+def _tie_key(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, notes: Notes):
+    """A non-negative integer per row whose ascending order is the tie-break's order."""
+    n_docs = len(p.docnos)
+    doc = p.run_doc[rows]
+    tie = c.tie_break
     if tie in ("docno_desc", "expected"):
-        keys = (-doc,)
-    elif tie == "docno_asc":
-        keys = (doc,)
-    elif tie == "docno_numeric":
-        keys = (_numeric_key(p, notes)[rows],)
-    elif tie == "rank":
-        keys = (rows, p.run_rank[rows])
-    elif tie == "file_order":
-        keys = (rows,)
-    else:
-        usefulness = np.where(grade[rows] == NOT_JUDGED, -1, grade[rows])
-        usefulness = np.maximum(usefulness, -1)
-        keys = (-doc, -usefulness) if tie == "optimistic" else (-doc, usefulness)
-    return rows[np.lexsort((*keys, -score, topic))]
+        return n_docs - 1 - doc
+    if tie == "docno_asc":
+        return doc
+    if tie == "docno_numeric":
+        return _numeric_key(p, notes)[rows]
+    if tie == "file_order":
+        return np.arange(len(rows))  # `rows` is in file order
+    if tie == "rank":
+        by_rank = np.argsort(p.run_rank[rows], kind="stable")  # equal ranks: file order
+        key = np.empty(len(rows), dtype=np.int64)
+        key[by_rank] = np.arange(len(rows))
+        return key
+    usefulness = np.maximum(np.where(grade[rows] == NOT_JUDGED, -1, grade[rows]), -1)
+    top = int(usefulness.max()) if len(rows) else 0
+    rank_in_tie = top - usefulness if tie == "optimistic" else usefulness + 1
+    return rank_in_tie * n_docs + (n_docs - 1 - doc)
 
 
 def _packed_order(topic: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.ndarray | None:
@@ -232,22 +266,17 @@ def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, N
     notes.run_topics_without_qrels = [str(t) for t in p.topics[has_run & ~has_qrels]]
     notes.qrels_topics_without_run = [str(t) for t in p.topics[has_qrels & ~has_run]]
 
-    rows = np.flatnonzero(has_qrels[p.run_topic])
-    if c.duplicates == "first" and p.has_duplicates:
-        kept = _first_occurrences(p, rows)
-        notes.duplicates_dropped = len(rows) - len(kept)
-        rows = kept
-    rows = _order(p, rows, c, r_grade, notes)
+    rows = _order(p, c, has_qrels, r_grade, notes)
     topic = p.run_topic[rows]
     starts = (
         np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(rows) else np.array([], int)
     )
+    evaluated = topic[starts]
     if c.depth is not None:
         position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
         rows = rows[position < c.depth]
     if c.duplicates == "error" and p.has_duplicates:
         _check_duplicates(p, rows)
-    evaluated = np.unique(p.run_topic[rows]) if len(rows) else np.array([], dtype=np.int64)
     grade = r_grade[rows]
     judged = (grade != NOT_JUDGED) & (grade >= 0)
     if c.judged_only:
@@ -268,11 +297,13 @@ def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, N
             judged[keep_row],
             topic[keep_row],
         )
-    counts = np.bincount(np.searchsorted(evaluated, topic), minlength=len(evaluated))
-    ideal_grades = q_grade[(q_grade > 0) & np.isin(p.qrels_topic, evaluated)]
-    ideal_topic = p.qrels_topic[(q_grade > 0) & np.isin(p.qrels_topic, evaluated)]
+    index_of = np.full(len(p.topics), -1, dtype=np.int64)
+    index_of[evaluated] = np.arange(len(evaluated))
+    counts = np.bincount(index_of[topic], minlength=len(evaluated))
+    in_ideal = (q_grade > 0) & (index_of[p.qrels_topic] >= 0)
+    ideal_grades, ideal_topic = q_grade[in_ideal], p.qrels_topic[in_ideal]
     ideal_order = np.lexsort((-ideal_grades, ideal_topic))
-    ideal_counts = np.bincount(np.searchsorted(evaluated, ideal_topic), minlength=len(evaluated))
+    ideal_counts = np.bincount(index_of[ideal_topic], minlength=len(evaluated))
     tie_group = None
     if c.tie_break == "expected":
         score = p.run_score[rows]
@@ -356,10 +387,19 @@ def evaluate(
     spec = spec or MeasureSpec()
     p = prepare(qrels, run)
     name = run_name or _run_tag(run)
-    return pd.concat(
-        [long_table(name, c, *evaluate_one(p, c, spec)[:3]) for c in conventions],
-        ignore_index=True,
-    )
+    return concat_long([long_table(name, c, *evaluate_one(p, c, spec)[:3]) for c in conventions])
+
+
+def concat_long(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Stack long tables, keeping the label columns categorical (one union of labels each)."""
+    if not tables:
+        return pd.DataFrame(columns=LONG_COLUMNS)
+    columns = {
+        name: union_categoricals([t[name] for t in tables], sort_categories=False)
+        for name in LONG_COLUMNS[:-1]
+    }
+    columns["value"] = np.concatenate([t["value"].to_numpy() for t in tables])
+    return pd.DataFrame(columns)
 
 
 def long_table(
@@ -376,20 +416,30 @@ def long_table(
         np.column_stack([values[m] for m in per_topic]) if n_measures else np.zeros((n_topics, 0))
     )
     names = list(values)
-    frame = pd.DataFrame(
+    if "all" in set(topics):
+        raise ValueError(f"run {run_name}: a topic named 'all' clashes with the summary rows")
+    topic_labels = np.concatenate((topics.astype(object), ["all"]))
+    measure_labels = list(dict.fromkeys([*per_topic, *names]))
+    topic_codes = np.concatenate(
+        (np.repeat(np.arange(n_topics), n_measures), np.full(len(names), n_topics))
+    )
+    measure_index = {m: i for i, m in enumerate(measure_labels)}
+    measure_codes = np.concatenate(
+        (
+            np.tile([measure_index[m] for m in per_topic], n_topics).astype(np.int64),
+            np.array([measure_index[m] for m in names], dtype=np.int64),
+        )
+    )
+    rows = len(topic_codes)
+    return pd.DataFrame(
         {
-            "run": run_name,
-            "convention": c.name,
-            "topic": np.concatenate(
-                (np.repeat(topics.astype(object), n_measures), np.full(len(names), "all", object))
-            ),
-            "measure": np.concatenate(
-                (np.tile(np.array(per_topic, dtype=object), n_topics), np.array(names, object))
-            ),
+            "run": pd.Categorical.from_codes(np.zeros(rows, np.int64), [run_name]),
+            "convention": pd.Categorical.from_codes(np.zeros(rows, np.int64), [c.name]),
+            "topic": pd.Categorical.from_codes(topic_codes, topic_labels),
+            "measure": pd.Categorical.from_codes(measure_codes, measure_labels),
             "value": np.concatenate((matrix.reshape(-1), [means[m] for m in names])),
         }
     )
-    return frame
 
 
 def _run_tag(run: pd.DataFrame) -> str:

@@ -155,13 +155,30 @@ def _cumulative(r: Ranking, values: np.ndarray) -> np.ndarray:
     return total - before[r.topic_of_row]
 
 
-def _at_cutoff(r: Ranking, cumulative: np.ndarray, k: np.ndarray | int) -> np.ndarray:
-    """Each topic's cumulative value at rank min(k, length); 0 where that is rank 0."""
-    depth = np.minimum(np.asarray(k, dtype=np.int64), r.lengths)
+def _at_cutoff(
+    r: Ranking, cumulative: np.ndarray, k: np.ndarray | int, starts: np.ndarray | None = None
+) -> np.ndarray:
+    """Each topic's cumulative value at rank min(k, length); 0 where that is rank 0.
+
+    `starts` gives other per-topic offsets than the ranking's (the ideal ranking's).
+    """
+    starts = r.starts if starts is None else starts
+    depth = np.minimum(np.asarray(k, dtype=np.int64), np.diff(starts))
     out = np.zeros(len(r.topics), dtype=np.float64)
     has = depth > 0
-    out[has] = cumulative[(r.starts[:-1] + depth - 1)[has]]
+    out[has] = cumulative[(starts[:-1] + depth - 1)[has]]
     return out
+
+
+def _ideal_cumulative(r: Ranking, gain: str) -> tuple[np.ndarray, np.ndarray]:
+    """Running DCG of each topic's ideal ranking, and its per-topic offsets."""
+    counts = np.diff(r.ideal_starts)
+    topic = np.repeat(np.arange(len(r.topics)), counts)
+    rank = np.arange(len(r.ideal_grade)) - r.ideal_starts[:-1][topic] + 1
+    values = gains_of(r.ideal_grade, gain) / np.log2(rank + 1.0)
+    total = np.cumsum(values)
+    before = np.concatenate(([0.0], total))[r.ideal_starts[:-1]]
+    return total - before[topic], r.ideal_starts
 
 
 def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -198,38 +215,38 @@ def interpolated_precision(r: Ranking, rule: str) -> list[np.ndarray]:
     fewer than c relevant documents were retrieved. Like trec_eval, a topic
     with nothing retrieved (possible under -J) gets NaN where c = 0.
     """
-    rel = r.rel
-    topic = r.topic_of_row
-    precision = r.cumrel / r.rank
-    reversed_max = pd.Series(precision[::-1]).groupby(topic[::-1], sort=False).cummax().to_numpy()
-    best_below = reversed_max[::-1]
-    rel_rows = np.flatnonzero(rel)
-    rel_before = np.concatenate(([0], np.cumsum(rel)))[r.starts[:-1]]
-    num_rel_ret = _per_topic_sum(r, rel.astype(np.float64)).astype(np.int64)
-    has_rows = r.lengths > 0
+    rel_rows = np.flatnonzero(r.rel)
+    # Precision falls between relevant ranks, so the maximum at or below a
+    # relevant rank is reached at a relevant rank: only those rows matter.
+    precision = r.cumrel[rel_rows] / r.rank[rel_rows]
+    topic = r.topic_of_row[rel_rows]
+    best_below = (
+        pd.Series(precision[::-1]).groupby(topic[::-1], sort=False).cummax().to_numpy()[::-1]
+    )
+    num_rel_ret = np.bincount(topic, minlength=len(r.topics))
+    rel_before = np.concatenate(([0], np.cumsum(num_rel_ret)))[:-1]
     # trec_eval starts from num_rel_ret / num_ret: 0/0 is NaN for an empty ranking (-J)
-    whole = np.full(len(r.topics), np.nan)
-    whole[has_rows] = best_below[r.starts[:-1][has_rows]]
+    whole = np.where(r.lengths > 0, 0.0, np.nan)
+    found = num_rel_ret > 0
+    whole[found] = best_below[rel_before[found]]
     levels = []
     for j in range(len(RECALL_LEVELS)):
         count = interpolation_counts(j, r.num_rel, rule)
         value = np.where(count == 0, whole, 0.0)
         reached = (count > 0) & (count <= num_rel_ret)
-        rows = rel_rows[rel_before[reached] + count[reached] - 1]
-        value[reached] = best_below[rows]
+        value[reached] = best_below[rel_before[reached] + count[reached] - 1]
         levels.append(value)
     return levels
 
 
-def average_precision(r: Ranking, cutoff: int | None = None, over_retrieved: bool = False):
+def average_precision(r: Ranking, over_retrieved: bool = False) -> np.ndarray:
     """AP: precision at each relevant retrieved rank, summed, over the number relevant.
 
     `over_retrieved` divides by the relevant documents retrieved instead (a known mistake).
     """
-    mask = r.rel if cutoff is None else r.rel & (r.rank <= cutoff)
-    total = _per_topic_sum(r, r.precision_at_rel, mask)
+    total = _per_topic_sum(r, r.precision_at_rel, r.rel)
     if over_retrieved:
-        return _safe_divide(total, _per_topic_sum(r, r.rel.astype(np.float64), mask))
+        return _safe_divide(total, _per_topic_sum(r, r.rel.astype(np.float64)))
     return _safe_divide(total, r.num_rel)
 
 
@@ -246,21 +263,19 @@ def bpref(r: Ranking) -> np.ndarray:
     return _safe_divide(total, r.num_rel)
 
 
-def dcg(r: Ranking, gain: str, cutoff: int | None = None) -> np.ndarray:
+def dcg(r: Ranking, gain: str) -> np.ndarray:
     """Discounted cumulative gain of the ranking: sum of gain / log2(rank + 1)."""
     values = r.discounted_gain(gain)
-    mask = values > 0 if cutoff is None else (values > 0) & (r.rank <= cutoff)
-    return _per_topic_sum(r, values, mask)
+    return _per_topic_sum(r, values, values > 0)
 
 
-def ideal_dcg(r: Ranking, gain: str, cutoff: int | None = None) -> np.ndarray:
+def ideal_dcg(r: Ranking, gain: str) -> np.ndarray:
     """DCG of the ideal ranking: every judged positive grade, sorted by gain."""
     counts = np.diff(r.ideal_starts)
     topic = np.repeat(np.arange(len(r.topics)), counts)
     rank = np.arange(len(r.ideal_grade)) - r.ideal_starts[:-1][topic] + 1
-    mask = np.ones(len(rank), dtype=bool) if cutoff is None else rank <= cutoff
-    values = gains_of(r.ideal_grade[mask], gain) / np.log2(rank[mask] + 1.0)
-    return np.bincount(topic[mask], weights=values, minlength=len(r.topics)).astype(np.float64)
+    values = gains_of(r.ideal_grade, gain) / np.log2(rank + 1.0)
+    return np.bincount(topic, weights=values, minlength=len(r.topics)).astype(np.float64)
 
 
 def err(r: Ranking, cutoff: int, gmax: int) -> np.ndarray:
@@ -291,7 +306,7 @@ def compute(r: Ranking, spec: MeasureSpec, rule: str, mistake: str | None, gmax:
         out["num_rel"] = r.num_rel.astype(np.float64)
     if "num_rel_ret" in fam:
         out["num_rel_ret"] = num_rel_ret
-    ap = average_precision(r, over_retrieved=mistake == "ap_over_retrieved")
+    ap = average_precision(r, mistake == "ap_over_retrieved")
     if "map" in fam:
         out["map"] = ap
     if "gm_map" in fam:
@@ -317,10 +332,18 @@ def compute(r: Ranking, spec: MeasureSpec, rule: str, mistake: str | None, gmax:
         prefix = "ndcg_exp" if gain == "exponential" else "ndcg"
         if family in fam:
             out[prefix] = _safe_divide(dcg(r, gain), ideal_dcg(ideal, gain))
-        for k in getattr(spec, f"{family}_cut") if f"{family}_cut" in fam else ():
-            out[f"{prefix}_cut_{k}"] = _safe_divide(dcg(r, gain, k), ideal_dcg(ideal, gain, k))
-    for k in spec.map_cut if "map_cut" in fam else ():
-        out[f"map_cut_{k}"] = average_precision(r, k, mistake == "ap_over_retrieved")
+        cutoffs = getattr(spec, f"{family}_cut") if f"{family}_cut" in fam else ()
+        if cutoffs:
+            running = _cumulative(r, r.discounted_gain(gain))
+            ideal_running, ideal_starts = _ideal_cumulative(ideal, gain)
+        for k in cutoffs:
+            best = _at_cutoff(r, ideal_running, k, ideal_starts)
+            out[f"{prefix}_cut_{k}"] = _safe_divide(_at_cutoff(r, running, k), best)
+    if "map_cut" in fam and spec.map_cut:
+        running = _cumulative(r, r.precision_at_rel)
+        for k in spec.map_cut:
+            denominator = _at_cutoff(r, cumrel, k) if mistake == "ap_over_retrieved" else r.num_rel
+            out[f"map_cut_{k}"] = _safe_divide(_at_cutoff(r, running, k), denominator)
     for k in spec.success if "success" in fam else ():
         out[f"success_{k}"] = (_at_cutoff(r, cumrel, k) > 0).astype(np.float64)
     for k in spec.err if "err" in fam else ():
