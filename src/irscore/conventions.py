@@ -77,6 +77,16 @@ class Convention:
             raise ConventionError(f"convention {self.name!r}: rel_level must be an integer")
         if self.depth is not None and (not isinstance(self.depth, int) or self.depth < 1):
             raise ConventionError(f"convention {self.name!r}: depth must be a positive integer")
+        if self.tie_break == "expected" and self.mistake is not None:
+            raise ConventionError(
+                f"convention {self.name!r}: tie_break expected has no closed form "
+                f"under the mistake {self.mistake}"
+            )
+        if self.tie_break == "expected" and self.depth is not None and self.judged_only:
+            raise ConventionError(
+                f"convention {self.name!r}: tie_break expected cannot combine -M and -J "
+                "(which documents survive the cut depends on the order)"
+            )
         if not isinstance(self.gmax, int) or self.gmax < 1:
             raise ConventionError(f"convention {self.name!r}: gmax must be a positive integer")
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from irscore import measures, trec
+from irscore import measures, tie_aware, trec
 from irscore.conventions import REFERENCE, Convention, conventions_from_config
 from irscore.measures import MeasureSpec, Ranking
 
@@ -272,7 +272,7 @@ def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, N
         np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(rows) else np.array([], int)
     )
     evaluated = topic[starts]
-    if c.depth is not None:
+    if c.depth is not None and c.tie_break != "expected":  # expected cuts after grouping ties
         position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
         rows = rows[position < c.depth]
     if c.duplicates == "error" and p.has_duplicates:
@@ -344,7 +344,10 @@ def evaluate_one(
 ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, float], Notes]:
     """Per-topic values {measure: array}, the topic names, the `all` values, and notes."""
     ranking, _rows, evaluated, notes = rank(p, c)
-    values = measures.compute(ranking, spec, c.interpolation, c.mistake, c.gmax)
+    if c.tie_break == "expected":
+        values = tie_aware.compute(ranking, spec, c.depth)
+    else:
+        values = measures.compute(ranking, spec, c.interpolation, c.mistake, c.gmax)
     topics = ranking.topics
     num_rel_all = None
     if c.complete:

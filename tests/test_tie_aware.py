@@ -1,0 +1,152 @@
+"""tie_break=expected equals the brute-force mean over every order of the tied documents.
+
+Each order is evaluated by the ordinary evaluator with tie_break=file_order on
+a run whose lines are written in that order, so the check shares nothing with
+the closed forms in irscore.tie_aware.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from irscore.conventions import Convention, ConventionError
+from irscore.evaluate import evaluate
+from irscore.measures import MeasureSpec
+from irscore.tie_aware import FAMILIES
+
+SPEC = MeasureSpec(
+    P=(1, 2, 3, 5),
+    recall=(1, 3, 5),
+    ndcg_cut=(1, 3, 5),
+    ndcg_exp_cut=(2, 4),
+    map_cut=(2, 4),
+    success=(1, 2, 4),
+    judged=(3,),
+    families=FAMILIES,
+)
+MAX_ORDERS = 720
+
+
+def _values(table: pd.DataFrame) -> pd.Series:
+    return table.set_index(["topic", "measure"])["value"].astype(float)
+
+
+def brute_force(qrels, run, convention: Convention) -> pd.Series:
+    """The mean, over every order of each tied group, of the file-order evaluation."""
+    groups = [list(g.index) for _, g in run.groupby(["topic", "score"], sort=True)]
+    total, count = None, 0
+    for orders in itertools.product(*(itertools.permutations(g) for g in groups)):
+        ordered = run.loc[[i for order in orders for i in order]].reset_index(drop=True)
+        fixed = Convention(
+            tie_break="file_order",
+            unjudged=convention.unjudged,
+            depth=convention.depth,
+            rel_level=convention.rel_level,
+            gain=convention.gain,
+        )
+        values = _values(evaluate(qrels, ordered, [fixed], SPEC))
+        total = values if total is None else total + values
+        count += 1
+    return total / count
+
+
+@st.composite
+def tied_collections(draw):
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    qrels_rows, run_rows = [], []
+    for t in range(draw(st.integers(1, 3))):
+        topic = f"t{t}"
+        n = int(rng.integers(1, 7))
+        docs = [f"d{t}{i}" for i in range(n)]
+        scores = rng.choice([1.0, 2.0, 3.0], size=n)
+        for rank, (doc, score) in enumerate(zip(docs, scores, strict=True), 1):
+            run_rows.append((topic, doc, rank, float(score), "x"))
+        for doc in [*docs, f"u{t}"]:  # u: judged, never retrieved
+            if rng.random() < 0.75:
+                qrels_rows.append((topic, doc, int(rng.choice([-1, 0, 1, 2, 3]))))
+        qrels_rows.append((topic, f"r{t}", 1))  # every topic has a relevant document
+    qrels = pd.DataFrame(qrels_rows, columns=["topic", "docno", "grade"])
+    run = pd.DataFrame(run_rows, columns=["topic", "docno", "rank", "score", "tag"])
+    sizes = run.groupby(["topic", "score"]).size()
+    orders = math.prod(math.factorial(int(m)) for m in sizes)
+    return qrels, run, orders
+
+
+def _check(qrels, run, convention):
+    expected = _values(evaluate(qrels, run, [convention], SPEC))
+    truth = brute_force(qrels, run, convention)
+    truth = truth[truth.index.isin(expected.index)]
+    assert set(expected.index) == set(truth.index)
+    difference = (expected[truth.index] - truth).abs()
+    assert difference.max() <= 1e-9, difference.sort_values().tail()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tied_collections())
+def test_expected_is_the_mean_over_all_orders(data):
+    qrels, run, orders = data
+    if orders > MAX_ORDERS:
+        return
+    _check(qrels, run, Convention(tie_break="expected"))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    tied_collections(),
+    st.sampled_from(
+        [
+            (2, "nonrelevant", 1),
+            (None, "removed", 1),
+            (None, "nonrelevant", 2),
+            (3, "nonrelevant", 1),
+        ]
+    ),
+)
+def test_expected_with_depth_judged_only_and_level(data, variant):
+    qrels, run, orders = data
+    if orders > MAX_ORDERS:
+        return
+    depth, unjudged, level = variant
+    _check(
+        qrels,
+        run,
+        Convention(tie_break="expected", depth=depth, unjudged=unjudged, rel_level=level),
+    )
+
+
+def test_expected_ap_of_one_tied_pair_by_hand(tmp_path):
+    # one relevant (a) and one non-relevant (b) tied at the top; R = 1.
+    # order a, b: AP = 1/1; order b, a: AP = 1/2; the mean is (1 + 1/2) / 2 = 0.75.
+    # closed form: position j=1: (1/2)(0 + 1 + 0)/1 = 0.5; j=2: (1/2)(0 + 1 + 0)/2 = 0.25.
+    qrels = pd.DataFrame({"topic": ["q", "q"], "docno": ["a", "b"], "grade": [1, 0]})
+    run = pd.DataFrame(
+        {
+            "topic": ["q", "q"],
+            "docno": ["a", "b"],
+            "rank": [1, 2],
+            "score": [1.0, 1.0],
+            "tag": ["x", "x"],
+        }
+    )
+    values = _values(evaluate(qrels, run, [Convention(tie_break="expected")], SPEC))
+    assert values[("q", "map")] == pytest.approx(0.75)
+    assert values[("q", "recip_rank")] == pytest.approx((1 / 1 + 1 / 2) / 2)
+    assert values[("q", "P_1")] == pytest.approx(0.5)
+    assert values[("q", "success_1")] == pytest.approx(0.5)
+    # no closed form: absent, not approximated
+    assert ("q", "bpref") not in values.index and ("all", "gm_map") not in values.index
+
+
+def test_expected_refuses_a_mistake_and_minus_m_with_minus_j():
+    with pytest.raises(ConventionError):
+        Convention(tie_break="expected", mistake="ap_over_retrieved")
+    with pytest.raises(ConventionError):
+        Convention(tie_break="expected", depth=5, unjudged="removed")
