@@ -398,7 +398,7 @@ def concat_long(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     if not tables:
         return pd.DataFrame(columns=LONG_COLUMNS)
     columns = {
-        name: union_categoricals([t[name] for t in tables], sort_categories=False)
+        name: union_categoricals([pd.Categorical(t[name]) for t in tables], sort_categories=False)
         for name in LONG_COLUMNS[:-1]
     }
     columns["value"] = np.concatenate([t["value"].to_numpy() for t in tables])

@@ -104,4 +104,5 @@ def final_targets():
         + expand("results/crosscheck/{run}.tsv", run=run_names())
         + expand("results/tables/reference.{ext}", ext=["md", "csv", "tex"])
         + ["results/summary.md"]
+        + expand("results/audit/conventions.{ext}", ext=["md", "csv"])
     )

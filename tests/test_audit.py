@@ -1,0 +1,60 @@
+"""The convention audit: shifts, topics changed, largest change and order flips, by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from irscore.audit import convention_audit, markdown, name_under
+from irscore.conventions import Convention
+
+
+def _rows(run, convention, topic_values):
+    rows = [(run, convention, t, "map", v) for t, v in topic_values.items()]
+    mean = sum(topic_values.values()) / len(topic_values)
+    return [*rows, (run, convention, "all", "map", mean)]
+
+
+def _table():
+    rows = []
+    rows += _rows("a", "reference", {"1": 0.5, "2": 0.3})  # mean 0.4
+    rows += _rows("b", "reference", {"1": 0.2, "2": 0.4})  # mean 0.3: a > b
+    rows += _rows("a", "judged_only", {"1": 0.5, "2": 0.1})  # mean 0.3, topic 2 moves 0.2
+    rows += _rows("b", "judged_only", {"1": 0.6, "2": 0.4})  # mean 0.5, topic 1 moves 0.4
+    return pd.DataFrame(rows, columns=["run", "convention", "topic", "measure", "value"])
+
+
+def test_audit_counts_shifts_and_flips():
+    conventions = [Convention(), Convention.from_changes("judged_only", {"unjudged": "removed"})]
+    audit = convention_audit(_table(), ["map"], conventions).set_index(["convention", "run"])
+    a = audit.loc[("judged_only", "a")]
+    assert math.isclose(a["difference"], 0.3 - 0.4)  # (0.5 + 0.1)/2 - (0.5 + 0.3)/2
+    assert a["topics_changed"] == 1  # only topic 2: 0.3 -> 0.1
+    assert math.isclose(a["largest_topic_change"], 0.2)
+    b = audit.loc[("judged_only", "b")]
+    assert math.isclose(b["difference"], 0.5 - 0.3)
+    assert math.isclose(b["largest_topic_change"], 0.4)  # topic 1: 0.2 -> 0.6
+    assert audit.loc[("reference", "a"), "run_order"] == "a > b"
+    assert audit.loc[("judged_only", "a"), "run_order"] == "b > a"
+    assert audit.loc[("judged_only", "a"), "order_changes"]
+    assert not audit.loc[("reference", "b"), "order_changes"]
+    text = markdown(audit.reset_index(), {"MAP": "map"})
+    assert "**b > a**" in text and "0.3000 (-0.1000)" in text
+
+
+def test_topics_only_one_side_has_count_as_changed():
+    table = pd.DataFrame(
+        _rows("a", "reference", {"1": 0.5}) + _rows("a", "all_qrels", {"1": 0.5, "2": 0.0}),
+        columns=["run", "convention", "topic", "measure", "value"],
+    )
+    conventions = [Convention(), Convention.from_changes("all_qrels", {"topics": "all_qrels"})]
+    audit = convention_audit(table, ["map"], conventions).set_index("convention")
+    assert audit.loc["all_qrels", "topics_changed"] == 1  # topic 2 is averaged only under -c
+    assert math.isclose(audit.loc["all_qrels", "difference"], 0.25 - 0.5)
+
+
+def test_exponential_gain_compares_the_renamed_ndcg():
+    assert name_under("ndcg_cut_10", Convention(gain="exponential")) == "ndcg_exp_cut_10"
+    assert name_under("ndcg_cut_10", Convention()) == "ndcg_cut_10"
+    assert name_under("map", Convention(gain="exponential")) == "map"
