@@ -100,6 +100,23 @@ def test_bm25_scores_by_hand():
     assert run[1][1] == run[2][1]
 
 
+def test_ql_dirichlet_scores_by_hand():
+    # |C| = 10 tokens; cf(wing) = 3, cf(flow) = 2; with mu = 10, mu p = 3 and 2.
+    # score = sum over query tokens of ln((tf + mu p) / (|d| + mu)).
+    d1 = math.log((1 + 3) / (3 + 10)) + math.log((2 + 2) / (3 + 10))  # wing 1, flow 2, |d| 3
+    d2 = math.log((1 + 3) / (2 + 10)) + math.log((0 + 2) / (2 + 10))  # wing 1, |d| 2
+    # d4 (wing shock) has the same counts and length as d2: a tie, d4 first (docno desc);
+    # d3 shares no term with the query and is not retrieved.
+    expected = [("d1", d1), ("d4", d2), ("d2", d2)]
+    assert_ranking(ranking("ql", "wing flow", {"mu": 10}), expected)
+
+
+def test_ql_counts_repeated_query_terms():
+    once = dict(ranking("ql", "flow", {"mu": 10}))
+    twice = dict(ranking("ql", "flow flow", {"mu": 10}))
+    assert twice["d1"] == pytest.approx(2 * once["d1"])
+
+
 def test_bm25_params_change_scores():
     default = dict(ranking("bm25", "wing flow"))
     flat = dict(ranking("bm25", "wing flow", {"b": 0.0}))
@@ -244,5 +261,10 @@ def test_contract_scores(name, index):
     assert scores.shape == (len(QUERIES), index.n_docs)
     assert scores.dtype == np.float64 and np.isfinite(scores).all()
     shares_no_term = ~index.matches(QUERIES)
-    assert (scores[shares_no_term] == 0.0).all()
+    if REGISTRY[name].zero_without_match:
+        assert (scores[shares_no_term] == 0.0).all()
+    else:  # a log-likelihood: at most 0, and 0 only for a query with no known term
+        known = np.asarray(index.query_counts(QUERIES).sum(axis=1)).ravel() > 0
+        assert (scores[shares_no_term & known[:, None]] < 0.0).all()
+        assert (scores[~known] == 0.0).all()
     np.testing.assert_array_equal(scores, make_retriever(name).score(index, QUERIES))

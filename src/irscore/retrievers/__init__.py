@@ -13,9 +13,12 @@ from irscore.retrievers.base import Params, Retriever
 from irscore.retrievers.bim import BIM
 from irscore.retrievers.bm25 import BM25
 from irscore.retrievers.index import TermIndex
+from irscore.retrievers.ql import QueryLikelihood
 from irscore.retrievers.tfidf import TfIdf
 
-REGISTRY: dict[str, type[Retriever]] = {cls.name: cls for cls in (BIM, TfIdf, BM25)}
+REGISTRY: dict[str, type[Retriever]] = {
+    cls.name: cls for cls in (BIM, TfIdf, BM25, QueryLikelihood)
+}
 
 __all__ = ["REGISTRY", "Params", "Retriever", "TermIndex", "make_retriever"]
 

@@ -29,6 +29,8 @@ class Retriever(ABC):
 
     name: ClassVar[str]
     params_class: ClassVar[type[Params]] = Params
+    # True when a document sharing no term with the query scores exactly 0.
+    zero_without_match: ClassVar[bool] = True
 
     def __init__(self, params: Params | None = None):
         self.params = params if params is not None else self.params_class()
