@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
+import pytest
 
-from irscore.audit import convention_audit, markdown, name_under
+from irscore.audit import (
+    conclusion_flips,
+    convention_audit,
+    markdown,
+    name_under,
+    paired_comparisons,
+)
 from irscore.conventions import Convention
 
 
@@ -58,3 +66,41 @@ def test_exponential_gain_compares_the_renamed_ndcg():
     assert name_under("ndcg_cut_10", Convention(gain="exponential")) == "ndcg_exp_cut_10"
     assert name_under("ndcg_cut_10", Convention()) == "ndcg_cut_10"
     assert name_under("map", Convention(gain="exponential")) == "map"
+
+
+def test_paired_comparisons_and_flips():
+    # B beats A by 0.1 on each of 4 topics under the reference (p = 0 by the
+    # zero-variance t-test), and loses by 0.1 on every topic under judged_only.
+    rows = []
+    for topic, base in zip("1234", (0.1, 0.2, 0.3, 0.4), strict=True):
+        rows += [
+            ("a", "reference", topic, "map", base),
+            ("b", "reference", topic, "map", base + 0.1),
+            ("a", "judged_only", topic, "map", base + 0.1),
+            ("b", "judged_only", topic, "map", base),
+        ]
+    table = pd.DataFrame(rows, columns=["run", "convention", "topic", "measure", "value"])
+    conventions = [Convention(), Convention.from_changes("judged_only", {"unjudged": "removed"})]
+    result = paired_comparisons(table, [("a", "b")], ["map"], conventions, tests=("t",))
+    by_convention = result.set_index("convention")
+    assert by_convention.loc["reference", "n"] == 4
+    assert math.isclose(by_convention.loc["reference", "diff"], 0.1)
+    assert by_convention.loc["reference", "conclusion"] == "b > a"
+    assert by_convention.loc["judged_only", "conclusion"] == "a > b"
+    flips = conclusion_flips(result)
+    assert list(flips["convention"]) == ["judged_only"]
+    assert flips["conclusion_reference"].item() == "b > a"
+
+
+def test_comparison_p_values_are_holm_adjusted_per_convention():
+    rng = np.random.default_rng(3)
+    rows = []
+    for topic in range(30):
+        a, b, c = rng.random(3)
+        rows += [(r, "reference", str(topic), "map", v) for r, v in (("a", a), ("b", b), ("c", c))]
+    table = pd.DataFrame(rows, columns=["run", "convention", "topic", "measure", "value"])
+    result = paired_comparisons(table, [("a", "b"), ("a", "c")], ["map"], [Convention()])
+    raw = sorted(result["p"])
+    # Holm with m = 2: the smaller p doubles, the larger stays (but not below the first)
+    expected = sorted([min(1, 2 * raw[0]), max(min(1, 2 * raw[0]), raw[1])])
+    assert sorted(result["p_adjusted"]) == pytest.approx(expected)

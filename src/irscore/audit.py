@@ -1,5 +1,6 @@
 """What each convention changes: per run and measure, the mean, its shift from the
-reference, how many topics move, the largest move, and whether the runs swap places."""
+reference, how many topics move, the largest move, and whether the runs swap places;
+and for pairs of runs, whether a paired test's conclusion survives the convention."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irscore import trec
+from irscore import stats, trec
 from irscore.conventions import Convention, conventions_from_config
 from irscore.evaluate import concat_long, read_long_table
 
@@ -170,3 +171,175 @@ def write(
         paths["csv"], [audit.to_csv(index=False, float_format=trec.float_text, lineterminator="\n")]
     )
     return audit
+
+
+COMPARISON_COLUMNS = [
+    "convention",
+    "measure",
+    "run_a",
+    "run_b",
+    "test",
+    "n",
+    "mean_a",
+    "mean_b",
+    "diff",
+    "effect_size",
+    "statistic",
+    "p",
+    "p_adjusted",
+    "ci_low",
+    "ci_high",
+    "significant",
+    "conclusion",
+    "notes",
+]
+
+
+def paired_comparisons(
+    table: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]],
+    measures: Sequence[str],
+    conventions: Sequence[Convention],
+    tests: Sequence[str] = ("t",),
+    B: int | None = None,
+    seed: int = 0,
+    alpha: float = 0.05,
+    correction: str = "holm",
+) -> pd.DataFrame:
+    """Paired tests of run B against run A for every pair, measure, convention and test.
+
+    Topics are those both runs answer under the convention (a NaN value drops
+    its topic, noted). p-values are adjusted across the pairs and measures of
+    one (convention, test) table, with Holm or Bonferroni.
+    """
+    adjust = {"holm": stats.holm, "bonferroni": stats.bonferroni, "none": np.asarray}[correction]
+    values = table[table["topic"] != "all"].set_index(["convention", "measure", "run", "topic"])
+    values = values["value"].sort_index()
+    rows = []
+    for convention in conventions:
+        for measure in measures:
+            name = name_under(measure, convention)
+            for run_a, run_b in pairs:
+                a = _topic_values(values, convention.name, name, run_a)
+                b = _topic_values(values, convention.name, name, run_b)
+                both = a.index.intersection(b.index)
+                a, b = a[both].astype(float), b[both].astype(float)
+                usable = a.notna() & b.notna()
+                note = (
+                    f"{int((~usable).sum())} topics with NaN left out" if not usable.all() else ""
+                )
+                for result in stats.compare(
+                    a[usable].to_numpy(), b[usable].to_numpy(), tests, B=B, seed=seed, alpha=alpha
+                ):
+                    rows.append((convention.name, measure, run_a, run_b, result, note))
+    frame = pd.DataFrame(
+        [
+            {
+                "convention": c,
+                "measure": m,
+                "run_a": a,
+                "run_b": b,
+                **{k: getattr(r, k) for k in COMPARISON_COLUMNS if hasattr(r, k)},
+                "notes": "; ".join(x for x in (r.notes, note) if x),
+            }
+            for c, m, a, b, r, note in rows
+        ]
+    )
+    if frame.empty:
+        return pd.DataFrame(columns=COMPARISON_COLUMNS)
+    frame["p_adjusted"] = frame.groupby(["convention", "test"], sort=False)["p"].transform(
+        lambda p: adjust(p.to_numpy())
+    )
+    frame["significant"] = frame["p_adjusted"] < alpha
+    frame["conclusion"] = [
+        _conclusion(a, b, diff, significant)
+        for a, b, diff, significant in zip(
+            frame["run_a"], frame["run_b"], frame["diff"], frame["significant"], strict=True
+        )
+    ]
+    return frame[COMPARISON_COLUMNS]
+
+
+def _conclusion(run_a: str, run_b: str, diff: float, significant: bool) -> str:
+    """`b > a`, `a > b`, or the same with `(n.s.)`; `a = b` when the means are equal."""
+    if not diff or np.isnan(diff):
+        return f"{run_a} = {run_b}"
+    better, worse = (run_b, run_a) if diff > 0 else (run_a, run_b)
+    return f"{better} > {worse}" + ("" if significant else " (n.s.)")
+
+
+def conclusion_flips(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """The rows whose conclusion (sign or significance) differs from the reference's."""
+    keys = ["measure", "run_a", "run_b", "test"]
+    reference = comparisons[comparisons["convention"] == "reference"]
+    merged = comparisons[comparisons["convention"] != "reference"].merge(
+        reference[[*keys, "conclusion", "p_adjusted"]], on=keys, suffixes=("", "_reference")
+    )
+    flipped = merged[merged["conclusion"] != merged["conclusion_reference"]]
+    return flipped[
+        [
+            "convention",
+            *keys,
+            "conclusion_reference",
+            "p_adjusted_reference",
+            "conclusion",
+            "p_adjusted",
+        ]
+    ].reset_index(drop=True)
+
+
+def flips_markdown(flips: pd.DataFrame, alpha: float, correction: str) -> str:
+    """The conclusions that a convention changes, as one Markdown table."""
+    head = (
+        "# Conclusions that depend on the convention\n\n"
+        f"Paired tests of run B against run A per topic; p adjusted ({correction}) across the "
+        f"pairs and measures of each convention and test; significant at {alpha}. Each row is "
+        "a case where the conclusion (which run is better, and whether significantly) "
+        "differs from the reference convention's.\n\n"
+    )
+    if flips.empty:
+        return head + "No conclusion changes under any configured convention.\n"
+    lines = [
+        "| convention | measure | A | B | test | reference | p (ref.) | under the convention | p |",
+        "| --- | --- | --- | --- | --- | --- | ---: | --- | ---: |",
+    ]
+    for row in flips.itertuples(index=False):
+        lines.append(
+            f"| {row.convention} | {row.measure} | {row.run_a} | {row.run_b} | {row.test} | "
+            f"{row.conclusion_reference} | {row.p_adjusted_reference:.3g} | {row.conclusion} | "
+            f"{row.p_adjusted:.3g} |"
+        )
+    return head + "\n".join(lines) + "\n"
+
+
+def write_comparisons(
+    eval_paths: Sequence[str],
+    conventions: Mapping[str, Mapping | None],
+    settings: Mapping,
+    paths: Mapping[str, str],
+) -> pd.DataFrame:
+    """The workflow's paired tests (`compare:` in config) and the conclusions that flip."""
+    table = concat_long([read_long_table(p) for p in eval_paths])
+    comparisons = paired_comparisons(
+        table,
+        [tuple(pair) for pair in settings["pairs"]],
+        settings["measures"],
+        conventions_from_config(conventions),
+        tests=settings["tests"],
+        B=settings["B"],
+        seed=settings["seed"],
+        alpha=settings["alpha"],
+        correction=settings["correction"],
+    )
+    flips = conclusion_flips(comparisons)
+    write_csv = {
+        "index": False,
+        "float_format": trec.float_text,
+        "lineterminator": "\n",
+        "sep": "\t",
+    }
+    trec.write_lines_atomically(paths["tests"], [comparisons.to_csv(**write_csv)])
+    trec.write_lines_atomically(paths["flips"], [flips.to_csv(**write_csv)])
+    text = flips_markdown(flips, settings["alpha"], settings["correction"])
+    trec.write_lines_atomically(paths["md"], [text])
+    return comparisons

@@ -105,4 +105,5 @@ def final_targets():
         + expand("results/tables/reference.{ext}", ext=["md", "csv", "tex"])
         + ["results/summary.md"]
         + expand("results/audit/conventions.{ext}", ext=["md", "csv"])
+        + ["results/compare/tests.tsv", "results/compare/flips.tsv", "results/compare/flips.md"]
     )
