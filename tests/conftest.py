@@ -1,9 +1,15 @@
-"""Shared fixture: evaluate inline TREC texts through the real readers."""
+"""Shared fixtures: inline TREC texts through the real readers; the Cranfield export."""
 
+import json
+import os
+import subprocess
+import sys
 import textwrap
 from itertools import count
+from pathlib import Path
 
 import pytest
+import yaml
 
 from irscore.conventions import Convention
 from irscore.evaluate import evaluate
@@ -26,3 +32,27 @@ def scores(tmp_path):
         return dict(zip(zip(table.topic, table.measure, strict=True), table.value, strict=True))
 
     return run
+
+
+@pytest.fixture(scope="session")
+def cranfield(tmp_path_factory):
+    """The Cranfield export (qrels.txt, queries.tsv, docs.jsonl) from the local copy.
+
+    Exported in a subprocess: ir_datasets binds its home folder at import, so
+    one test process cannot load two homes.
+    """
+    repo = Path(__file__).resolve().parents[1]
+    raw = os.environ.get("CRANFIELD_DIR") or str(repo.parent / "shared" / "data" / "cranfield")
+    if not Path(raw, "cranqrel").is_file():
+        pytest.skip(f"no local Cranfield copy at {raw}")
+    folder = tmp_path_factory.mktemp("cranfield")
+    pins = yaml.safe_load((repo / "config.yaml").read_text())["cranfield_sha256"]
+    code = (
+        "import sys, json; from irscore.data import export_cranfield as e; f = sys.argv[1]; "
+        "e(qrels=f + '/qrels.txt', queries=f + '/queries.tsv', docs=f + '/docs.jsonl', "
+        "manifest=f + '/manifest.json', cranfield_dir=sys.argv[2], sha256=json.loads(sys.argv[3]))"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code, str(folder), raw, json.dumps(pins)], check=True, timeout=120
+    )
+    return folder

@@ -10,12 +10,19 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pandas as pd
 
-from irscore import trec, trec_eval_text
+from irscore import audit, stats, trec, trec_eval_text
 from irscore.conventions import CHOICES, Convention, ConventionError
-from irscore.evaluate import DuplicateDocumentError, evaluate_one, long_table, prepare
+from irscore.evaluate import (
+    DuplicateDocumentError,
+    concat_long,
+    evaluate_one,
+    long_table,
+    prepare,
+)
 from irscore.measures import MeasureError, parse_requests
 
 
@@ -85,7 +92,90 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--format", choices=("trec", "tsv", "json"), default="trec")
     _add_convention_flags(ev)
+    cmp = commands.add_parser(
+        "compare",
+        help="paired significance tests of run B against run A",
+        description="Paired tests per topic of RUN_B against RUN_A, for each measure; "
+        "p-values Holm-adjusted across the measures.",
+    )
+    cmp.add_argument("qrels")
+    cmp.add_argument("run_a")
+    cmp.add_argument("run_b")
+    cmp.add_argument(
+        "-m",
+        action="append",
+        metavar="MEASURE",
+        help="trec_eval measure request (default: map, P.10, ndcg_cut.10, recip_rank)",
+    )
+    cmp.add_argument("--test", choices=(*stats.TESTS, "all"), default="all")
+    cmp.add_argument("--B", type=int, default=None, help="resamples (default 100000 / 10000)")
+    cmp.add_argument("--seed", type=int, default=0)
+    cmp.add_argument("--alpha", type=float, default=0.05)
+    cmp.add_argument("--format", choices=("text", "tsv"), default="text")
+    _add_convention_flags(cmp)
     return parser
+
+
+COMPARE_DEFAULT = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
+COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "gm_map"}
+
+
+def run_compare(args: argparse.Namespace) -> str:
+    """The table of paired tests of `irscore compare`, with the input checks above it."""
+    spec, _ = parse_requests(args.m or COMPARE_DEFAULT)
+    convention = convention_from_args(args)
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    qrels = trec.read_qrels(args.qrels)
+    names = _run_names(args.run_a, args.run_b)
+    tables, checks = [], []
+    for path, name in zip((args.run_a, args.run_b), names, strict=True):
+        prepared = prepare(qrels, trec.read_run(path))
+        values, topics, means, notes = evaluate_one(prepared, convention, spec)
+        tables.append(long_table(name, convention, values, topics, means))
+        checks += _notes_lines(name, notes)
+    table = concat_long(tables)
+    measures = [m for m in dict.fromkeys(table["measure"]) if m not in COUNTS]
+    tests = stats.TESTS if args.test == "all" else (args.test,)
+    reference_named = replace(convention, name="reference")
+    table["convention"] = "reference"
+    result = audit.paired_comparisons(
+        table, [tuple(names)], measures, [reference_named], tests, args.B, args.seed, args.alpha
+    )
+    if args.format == "tsv":
+        return result.to_csv(
+            sep="\t", index=False, float_format=trec.float_text, lineterminator="\n"
+        )
+    shown = result.drop(columns=["convention", "run_a", "run_b"])
+    header = f"A = {names[0]} ({args.run_a}); B = {names[1]} ({args.run_b}); "
+    header += f"convention: {convention.description}; p adjusted (Holm) across the table\n"
+    text = "checks:\n" + "".join(f"  {line}\n" for line in checks or ["none"]) + header
+    return text + shown.to_string(index=False, float_format=lambda v: f"{v:.4g}") + "\n"
+
+
+def _run_names(path_a: str, path_b: str) -> list[str]:
+    """The runs' tags, or their file names when both carry the same tag."""
+    tags = [str(trec.read_run(p)["tag"].iloc[0]) for p in (path_a, path_b)]
+    return tags if tags[0] != tags[1] else [path_a, path_b]
+
+
+def _notes_lines(name: str, notes) -> list[str]:
+    """Input problems a comparison must not absorb silently."""
+    lines = []
+    if notes.run_topics_without_qrels:
+        lines.append(
+            f"{name}: topics without judgments, skipped: {_few(notes.run_topics_without_qrels)}"
+        )
+    if notes.qrels_topics_without_run:
+        lines.append(f"{name}: judged topics the run lacks: {_few(notes.qrels_topics_without_run)}")
+    if notes.duplicates_dropped:
+        lines.append(f"{name}: {notes.duplicates_dropped} duplicate documents dropped")
+    return lines
+
+
+def _few(items: list[str], shown: int = 10) -> str:
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return ", ".join(items[:shown]) + more
 
 
 def run_evaluate(args: argparse.Namespace) -> str:
@@ -135,8 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "evaluate":
-            text = run_evaluate(args)
+        text = run_evaluate(args) if args.command == "evaluate" else run_compare(args)
     except (
         trec.TrecFormatError,
         DuplicateDocumentError,

@@ -1,0 +1,127 @@
+"""The command line: trec_eval-style errors, and `compare` against scipy on Cranfield runs."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+
+import pandas as pd
+import pytest
+import scipy.stats
+
+from irscore.analysis import Analyzer
+from irscore.cli import main
+from irscore.data import read_docs, read_queries
+from irscore.retrieve import retrieve
+from irscore.trec import write_run
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(list(argv))
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def runs(cranfield, tmp_path_factory):
+    """TF-IDF and BM25 runs on Cranfield, made with the workflow's default analyzer."""
+    folder = tmp_path_factory.mktemp("runs")
+    docs, queries = read_docs(cranfield / "docs.jsonl"), read_queries(cranfield / "queries.tsv")
+    analyzer = Analyzer(stopwords="english", stemmer="porter")
+    paths = {}
+    for model in ("tfidf", "bm25"):
+        paths[model] = folder / f"{model}.run"
+        write_run(paths[model], retrieve(docs, queries, analyzer, model, tag=model))
+    return paths
+
+
+def per_topic(qrels, run, measure: str) -> pd.Series:
+    status, out, _ = run_cli(
+        "evaluate", "-q", "--format", "tsv", "-m", measure, str(qrels), str(run)
+    )
+    assert status == 0
+    table = pd.read_csv(io.StringIO(out), sep="\t", dtype={"topic": str})
+    rows = table[(table["topic"] != "all") & (table["measure"] == measure.replace(".", "_"))]
+    return rows.set_index("topic")["value"]
+
+
+@pytest.mark.parametrize("measure", ["map", "P.10", "ndcg_cut.10"])
+def test_compare_matches_scipy_on_cranfield(cranfield, runs, measure):
+    qrels = cranfield / "qrels.txt"
+    status, out, _ = run_cli(
+        "compare",
+        "-m",
+        measure,
+        "--test",
+        "all",
+        "--B",
+        "2000",
+        "--format",
+        "tsv",
+        str(qrels),
+        str(runs["tfidf"]),
+        str(runs["bm25"]),
+    )
+    assert status == 0
+    result = pd.read_csv(io.StringIO(out), sep="\t").set_index("test")
+    a = per_topic(qrels, runs["tfidf"], measure)
+    b = per_topic(qrels, runs["bm25"], measure)[a.index]
+    assert result.loc["t", "p"] == pytest.approx(scipy.stats.ttest_rel(b, a).pvalue, abs=1e-12)
+    assert result.loc["wilcoxon", "p"] == pytest.approx(
+        scipy.stats.wilcoxon(b - a).pvalue, abs=1e-12
+    )
+    assert result.loc["t", "diff"] == pytest.approx((b - a).mean(), abs=1e-15)
+    assert result.loc["t", "n"] == 225
+
+
+def test_malformed_run_is_one_line_with_file_and_line(tmp_path):
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n")
+    run.write_text("1 Q0 a 1 0.5 t\n1 Q0 b 2 high t\n")
+    status, out, err = run_cli("evaluate", str(qrels), str(run))
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and f"{run}:2:" in err and "'high'" in err
+
+
+def test_duplicate_document_and_unknown_measure_exit_2(tmp_path):
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n")
+    run.write_text("1 Q0 a 1 0.5 t\n1 Q0 a 2 0.4 t\n")
+    status, out, err = run_cli("evaluate", str(qrels), str(run))
+    assert status == 2 and out == "" and "document a" in err and "topic 1" in err
+    status, out, err = run_cli(
+        "evaluate", "--duplicates", "first", "-m", "P.1", str(qrels), str(run)
+    )
+    assert status == 0 and out == "P_1                   \tall\t1.0000\n"
+    status, out, err = run_cli("evaluate", "-m", "P@10", str(qrels), str(run))
+    assert status == 2 and out == "" and "unknown measure" in err
+
+
+def test_python_dash_m_irscore(tmp_path):
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    run.write_text("1 Q0 b 1 0.9 t\n1 Q0 a 2 0.5 t\n")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "irscore",
+            "evaluate",
+            "-m",
+            "map",
+            "-m",
+            "recip_rank",
+            str(qrels),
+            str(run),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    # a is the only relevant document, at rank 2: AP = (1/2)/1, RR = 1/2
+    assert (
+        done.stdout == "map                   \tall\t0.5000\nrecip_rank            \tall\t0.5000\n"
+    )
