@@ -98,7 +98,7 @@ def snakemake(workdir: Path, raw: Path, pins: dict[str, str], *args: str) -> str
     command = [str(SNAKEMAKE), "--cores", "2", "-d", str(workdir), "-s", str(workdir / "Snakefile")]
     config = ["--config", f"cranfield_dir={raw}", f"cranfield_sha256={{{pinned}}}"]
     done = subprocess.run(
-        [*command, *config, *args],
+        [*command, *args, *config],
         cwd=workdir,
         env=env,
         capture_output=True,
@@ -185,3 +185,62 @@ def test_workflow_end_to_end(tmp_path):
     ]
     bm25 = json.loads((workdir / "results" / "runs" / "bm25.manifest.json").read_text())
     assert bm25["params"]["k1"] == 0.9
+
+
+MY_RULE = """
+
+rule my_run:
+    input:
+        "results/runs/bm25.run",
+    output:
+        "results/runs/mine.run",
+    log:
+        "results/logs/my_run.log",
+    shell:
+        "awk '{{$5 = -$4; print}}' {input} > {output} 2> {log}"
+"""
+
+
+@pytest.mark.workflow
+def test_runs_from_a_rule_and_from_a_file_join_every_table(tmp_path):
+    pins = write_corpus(tmp_path / "raw")
+    workdir = tmp_path / "workflow"
+    copy_workflow(workdir)
+    outside = tmp_path / "elsewhere.run"
+    outside.write_text("1 Q0 3 1 2.5 theirs\n1 Q0 1 2 1.5 theirs\n2 Q0 2 1 0.5 theirs\n")
+    with (workdir / "Snakefile").open("a") as snakefile:
+        snakefile.write(MY_RULE)
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["runs"] = {"mine": None, "theirs": str(outside)}
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    snakemake(workdir, tmp_path / "raw", pins)
+
+    results = workdir / "results"
+    assert (results / "runs" / "theirs.run").read_bytes() == outside.read_bytes()
+    for name in ("mine", "theirs"):
+        table = read_long_table(results / "eval" / f"{name}.tsv")
+        assert set(table["run"]) == {name}
+        assert (results / "crosscheck" / f"{name}.tsv").is_file()
+    headline = pd.read_csv(results / "tables" / "reference.csv", index_col=0)
+    assert list(headline.index)[:6] == [*RUNS, "ql", "mine", "theirs"]
+    # theirs ranks document 3 (not relevant) above 1 (relevant) for topic 1: AP 1/2
+    theirs = read_long_table(results / "eval" / "theirs.tsv")
+    ap = theirs[(theirs["convention"] == "reference") & (theirs["measure"] == "map")]
+    assert ap.set_index("topic")["value"]["1"] == 0.5
+
+
+def test_a_malformed_external_run_stops_the_workflow(tmp_path):
+    pins = write_corpus(tmp_path / "raw")
+    workdir = tmp_path / "workflow"
+    copy_workflow(workdir)
+    outside = tmp_path / "broken.run"
+    outside.write_text("1 Q0 3 1 2.5 x\n1 Q0 1 2 oops x\n")
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["runs"] = {"broken": str(outside)}
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    with pytest.raises(AssertionError) as failure:
+        snakemake(workdir, tmp_path / "raw", pins, "results/runs/broken.run")
+    log = (workdir / "results" / "logs" / "external_run" / "broken.log").read_text()
+    assert f"{outside}:2:" in log and "oops" in log
+    assert not (workdir / "results" / "runs" / "broken.run").exists()
+    assert "external_run" in str(failure.value)

@@ -124,6 +124,12 @@ def write_qrels(path: str | os.PathLike, qrels: pd.DataFrame) -> None:
     write_lines_atomically(path, lines)
 
 
+def copy_checked_run(source: str | os.PathLike, target: str | os.PathLike) -> None:
+    """Copy a run file byte for byte after reading it strictly (a bad line stops the copy)."""
+    read_run(source)
+    write_lines_atomically(target, [Path(source).read_text(encoding="utf-8")])
+
+
 def float_text(value: float) -> str:
     """A float as the shortest text that reads back to the same double (repr)."""
     return repr(float(value))

@@ -22,13 +22,35 @@ if config["conventions"].get("reference", "missing") not in ({}, None):
     raise ValueError(
         "config: conventions must include `reference: {}` (trec_eval's convention)"
     )
+_clashes = sorted(set(config["retrievers"]) & set(config.get("runs") or {}))
+if _clashes:
+    raise ValueError(f"config: {', '.join(_clashes)} named under both retrievers and runs")
 
 # The installed irscore package: its sources are inputs of the rules using them.
 IRSCORE_DIR = Path(importlib.util.find_spec("irscore").origin).parent
 
 
+def _one_of(names):
+    """A wildcard pattern matching exactly these names (and nothing, for none)."""
+    return "|".join(re.escape(name) for name in names) or "(?!)"
+
+
+def run_names():
+    """Every evaluated run in config order: the retrievers, then `runs:`."""
+    return list(config["retrievers"]) + list(config.get("runs") or {})
+
+
+def external_runs():
+    """`runs:` entries naming an existing run file: name -> path."""
+    return {name: path for name, path in (config.get("runs") or {}).items() if path}
+
+
+RETRIEVER_NAMES = _one_of(config["retrievers"])
+EXTERNAL_NAMES = _one_of(external_runs())
+
+
 wildcard_constraints:
-    run="|".join(re.escape(name) for name in config["retrievers"]),
+    run=_one_of(run_names()),
 
 
 def package_sources(*modules):
@@ -67,6 +89,11 @@ def canonical(value):
     return value
 
 
+def external_run_path(wildcards):
+    """The file a `runs:` entry points to (relative paths: from the working directory)."""
+    return external_runs()[wildcards.run]
+
+
 def retriever_config(wildcards):
     """The run's `retrievers:` entry, as a params value so a change re-runs only that run."""
     return canonical(config["retrievers"][wildcards.run])
@@ -88,11 +115,6 @@ def run_outputs():
         ["results/runs/{run}.run", "results/runs/{run}.manifest.json"],
         run=list(config["retrievers"]),
     )
-
-
-def run_names():
-    """The configured runs, in config order."""
-    return list(config["retrievers"])
 
 
 def final_targets():

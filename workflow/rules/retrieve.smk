@@ -1,4 +1,5 @@
-# One TREC run (and its manifest) per configured retriever.
+# One TREC run (and its manifest) per configured retriever; `runs:` entries with
+# a path are copied in, so every evaluated run lives under results/runs/.
 
 
 rule retrieve:
@@ -16,8 +17,28 @@ rule retrieve:
     threads: 1
     resources:
         mem_mb=2000,
+    wildcard_constraints:
+        run=RETRIEVER_NAMES,
     params:
         retriever=retriever_config,
         analyzer=canonical(config["analyzer"]),
     script:
         "../../scripts/retrieve.py"
+
+
+rule external_run:
+    input:
+        external_run_path,
+    output:
+        "results/runs/{run}.run",
+    log:
+        "results/logs/external_run/{run}.log",
+    conda:
+        "../envs/irscore.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    wildcard_constraints:
+        run=EXTERNAL_NAMES,
+    script:
+        "../../scripts/external_run.py"
