@@ -156,3 +156,31 @@ def describe(changes: Mapping[str, Any]) -> str:
 def conventions_from_config(entries: Mapping[str, Mapping[str, Any] | None]) -> list[Convention]:
     """Conventions from config (`name: {field: value}`), in config order."""
     return [Convention.from_changes(name, changes) for name, changes in entries.items()]
+
+
+# The grid `irscore audit` applies to anyone's files: the reference, each
+# single-decision variant of the spec, and the four known mistakes. The
+# workflow's config.yaml lists the same grid plus Cranfield's grade mapping.
+DEFAULT_GRID: dict[str, dict[str, Any]] = {
+    "reference": {},
+    "tie_docno_asc": {"tie_break": "docno_asc"},
+    "tie_docno_numeric": {"tie_break": "docno_numeric"},
+    "tie_rank": {"tie_break": "rank"},
+    "tie_file_order": {"tie_break": "file_order"},
+    "tie_optimistic": {"tie_break": "optimistic"},
+    "tie_pessimistic": {"tie_break": "pessimistic"},
+    "tie_expected": {"tie_break": "expected"},
+    "float64": {"score_precision": "float64"},
+    "all_qrels": {"topics": "all_qrels"},
+    "judged_only": {"unjudged": "removed"},
+    "rel_level_2": {"rel_level": 2},
+    "depth_100": {"depth": 100},
+    "gain_exponential": {"gain": "exponential"},
+    "interp_trec_eval10": {"interpolation": "trec_eval10"},
+    "interp_textbook": {"interpolation": "textbook"},
+    "skip_no_relevant": {"no_relevant_topics": "skip"},
+    "mistake_ap_over_retrieved": {"mistake": "ap_over_retrieved"},
+    "mistake_ideal_from_run": {"mistake": "ideal_from_run"},
+    "mistake_topics_from_run": {"topics": "all_qrels", "mistake": "topics_from_run"},
+    "mistake_rank_column_trusted": {"mistake": "rank_column_trusted"},
+}
