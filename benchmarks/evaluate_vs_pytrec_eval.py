@@ -137,7 +137,7 @@ def agreement(ours: pd.DataFrame, theirs: dict) -> tuple[int, int]:
     compared = differing = 0
     for topic, values in theirs.items():
         for name, value in values.items():
-            if name == "gm_map":
+            if name in ("gm_map", "gm_bpref"):  # log scale per topic in pytrec_eval
                 continue
             compared += 1
             mine_value = mine.get((topic, name), np.nan)

@@ -20,7 +20,7 @@ from irscore.measures import MIN_GEO_MEAN, MeasureSpec, spec_from_config
 
 TOLERANCE = 1e-9
 COLUMNS = ["topic", "measure", "irscore", "pytrec_eval", "difference", "agrees"]
-_CUT_FAMILIES = ("P", "recall", "ndcg_cut", "map_cut", "success")
+_CUT_FAMILIES = ("P", "recall", "ndcg_cut", "map_cut", "success", "relative_P", "Rprec_mult")
 _PLAIN = (
     "num_q",
     "num_ret",
@@ -34,9 +34,31 @@ _PLAIN = (
     "iprec_at_recall",
     "11pt_avg",
     "ndcg",
+    "infAP",
+    "gm_bpref",
+    "binG",
+    "G",
+    "ndcg_rel",
+    "Rndcg",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "num_nonrel_judged_ret",
+    # compared only with trec_eval's default parameters: pytrec_eval names them
+    # `utility` and `set_F` whatever the parameters, and mis-parses utility's
+    "utility",
+    "set_F",
 )
+_GEOMETRIC = ("gm_map", "gm_bpref")
 
 COMPARABLE = frozenset(_PLAIN) | frozenset(_CUT_FAMILIES)
+
+
+def _comparable(spec: MeasureSpec) -> frozenset[str]:
+    """The families of `spec` both tools compute under the same names."""
+    with_params = {name for name in ("utility", "set_F") if getattr(spec, name) is not None}
+    return spec.families & (COMPARABLE - with_params)
 
 
 class CrossCheckError(AssertionError):
@@ -93,12 +115,18 @@ def compare(
     """Every (topic, measure) of both tools side by side, plus the `all` means.
 
     pytrec_eval reports gm_map per topic as log(max(AP, 0.00001)); irscore's
-    per-topic AP is put on the same scale for the comparison. A topic whose
+    per-topic AP is put on the same scale for the comparison (and likewise
+    gm_bpref's per-topic bpref). A topic whose
     judgments are all negative crashes trec_eval 9 (and pytrec_eval with it),
     so such topics are left out of both sides and listed in `attrs["skipped"]`.
     """
     spec = spec or MeasureSpec()
-    spec = replace(spec, families=spec.families & COMPARABLE)
+    families = _comparable(spec)
+    # per topic, the geometric means are compared through their arithmetic bases
+    families |= {
+        base for mean, base in (("gm_map", "map"), ("gm_bpref", "bpref")) if mean in families
+    }
+    spec = replace(spec, families=families)
     convention = convention or Convention()
     comparable = qrels.groupby("topic", sort=False)["grade"].transform("max") >= 0
     skipped = sorted(set(qrels.loc[~comparable, "topic"]))
@@ -113,6 +141,9 @@ def compare(
     for topic, measure in theirs_index.index:
         if measure == "gm_map":
             ours_values.append(float(np.log(max(ap.get(topic, np.nan), MIN_GEO_MEAN))))
+        elif measure == "gm_bpref":
+            bpref = per_topic.get((topic, "bpref"), np.nan)
+            ours_values.append(float(np.log(max(bpref, MIN_GEO_MEAN))))
         else:
             ours_values.append(per_topic.get((topic, measure), np.nan))
     table = pd.DataFrame(
@@ -147,11 +178,11 @@ def _means(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for measure, values in theirs.groupby("measure", sort=True)["value"]:
         array = values.to_numpy(dtype=np.float64)
-        if measure == "gm_map":
+        if measure in _GEOMETRIC:
             theirs_all = float(np.exp(np.mean(array)))
         elif measure in ("num_q",):
             theirs_all = float(len(array))
-        elif measure in ("num_ret", "num_rel", "num_rel_ret"):
+        elif measure in ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"):
             theirs_all = float(np.sum(array))
         else:
             theirs_all = float(np.sum(array) / len(array))

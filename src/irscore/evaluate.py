@@ -24,6 +24,8 @@ from irscore.measures import MeasureSpec, Ranking
 NOT_JUDGED = np.iinfo(np.int64).min
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 LONG_COLUMNS = ["run", "convention", "topic", "measure", "value"]
+# Geometric means exist only over topics: no per-topic row (as in trec_eval's output).
+SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 
 
 class DuplicateDocumentError(ValueError):
@@ -323,6 +325,7 @@ def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, N
         rel_level=c.rel_level,
         gain=c.gain,
         tie_group=tie_group,
+        in_pool=grade != NOT_JUDGED,
     )
     return ranking, rows, evaluated, notes
 
@@ -385,7 +388,7 @@ def evaluate(
     """The long table (run, convention, topic, measure, value) for every convention.
 
     Per-topic rows come first, topic by topic in string order, then the `all`
-    rows with trec_eval's aggregates. gm_map has only an `all` row.
+    rows with trec_eval's aggregates. gm_map and gm_bpref have only an `all` row.
     """
     spec = spec or MeasureSpec()
     p = prepare(qrels, run)
@@ -413,7 +416,7 @@ def long_table(
     means: dict[str, float],
 ) -> pd.DataFrame:
     """Lay per-topic values and means out as rows of the long table."""
-    per_topic = [m for m in values if m != "gm_map"]
+    per_topic = [m for m in values if m not in SUMMARY_ONLY]
     n_topics, n_measures = len(topics), len(per_topic)
     matrix = (
         np.column_stack([values[m] for m in per_topic]) if n_measures else np.zeros((n_topics, 0))

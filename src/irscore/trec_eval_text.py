@@ -10,7 +10,7 @@ import pandas as pd
 from irscore.measures import INTEGER_MEASURES
 
 # trec_eval prints these only in the summary, never per topic
-SUMMARY_ONLY = frozenset({"num_q", "gm_map"})
+SUMMARY_ONLY = frozenset({"num_q", "gm_map", "gm_bpref"})
 
 
 def format_value(measure: str, value: float) -> str:
