@@ -10,4 +10,8 @@ with logging_to(snakemake.log[0]):
         snakemake.input.crosschecks,
         snakemake.params.columns,
         snakemake.output[0],
+        tiebreak=snakemake.input.tiebreak,
+        curves=snakemake.input.curves,
+        interpolations=snakemake.params.interpolations,
+        audit=snakemake.input.audit,
     )

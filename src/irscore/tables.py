@@ -1,20 +1,26 @@
-"""Tables of reported numbers as Markdown (for people), CSV (for programs) and LaTeX.
+"""Tables of reported numbers as Markdown (for people), CSV (for programs), LaTeX and HTML.
 
-Markdown and LaTeX round to 4 decimals, as trec_eval prints; CSV keeps every
-digit (repr), so nothing downstream ever re-parses a rounded number.
+Markdown, LaTeX and HTML round to 4 decimals, as trec_eval prints; CSV keeps
+every digit (repr), so nothing downstream ever re-parses a rounded number.
+Missing values (a convention that is not configured, a measure it does not
+define) print as n/a.
 """
 
 from __future__ import annotations
 
+import html as html_text
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from irscore import trec
+from irscore.conventions import CHOICES, conventions_from_config
 from irscore.evaluate import read_long_table
 
 DECIMALS = 4
+FORMATS = ("md", "csv", "tex", "html")
 
 
 def headline(
@@ -37,7 +43,33 @@ def headline(
     return pd.DataFrame(rows, columns=["run", *columns]).set_index("run")
 
 
+def single_change_conventions(
+    conventions: Mapping[str, Mapping[str, Any] | None], field: str
+) -> dict[Any, str]:
+    """{value of `field`: convention name} for the reference and each configured convention
+    that changes `field` and nothing else (the first in config order per value), listed in
+    the order of the field's choices (the reference value first)."""
+    found: dict[Any, str] = {}
+    for convention in conventions_from_config(conventions):
+        changes = convention.changes()
+        if not changes or set(changes) == {field}:
+            found.setdefault(getattr(convention, field), convention.name)
+    return {value: found[value] for value in CHOICES[field] if value in found}
+
+
+def per_topic(table: pd.DataFrame, measure: str, convention: str = "reference") -> pd.Series:
+    """One run's per-topic values of `measure` under `convention`, indexed by topic."""
+    rows = table[
+        (table["convention"] == convention)
+        & (table["measure"] == measure)
+        & (table["topic"] != "all")
+    ]
+    return rows.set_index("topic")["value"].rename(str(table["run"].iloc[0]))
+
+
 def _cell(value) -> str:
+    if value is None or value is pd.NA:
+        return "n/a"
     if isinstance(value, (float, np.floating)):
         return "n/a" if np.isnan(value) else f"{value:.{DECIMALS}f}"
     return str(value)
@@ -78,14 +110,50 @@ def _tex(text: str) -> str:
     return text
 
 
+def _html_row(tag: str, cells: Sequence[str], numeric: Sequence[bool]) -> str:
+    return (
+        "<tr>"
+        + "".join(
+            f'<{tag} class="{"num" if right else "text"}">{html_text.escape(cell)}</{tag}>'
+            for cell, right in zip(cells, numeric, strict=True)
+        )
+        + "</tr>\n"
+    )
+
+
+def html(frame: pd.DataFrame, caption: str) -> str:
+    """A standalone HTML page holding the table (4 decimals), for the Snakemake report."""
+    numeric = [False] + [pd.api.types.is_numeric_dtype(t) for t in frame.dtypes]
+    header = _html_row("th", [frame.index.name or "", *map(str, frame.columns)], numeric)
+    body = "".join(
+        _html_row("td", [str(index), *map(_cell, values)], numeric)
+        for index, values in zip(frame.index, frame.to_numpy(), strict=True)
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{html_text.escape(caption)}</title>\n"
+        "<style>body{font-family:'DejaVu Sans',sans-serif;font-size:14px;margin:1em}"
+        "table{border-collapse:collapse}th,td{padding:0.2em 0.6em;"
+        "border-bottom:1px solid #ccc}.num{text-align:right}.text{text-align:left}"
+        "caption{text-align:left;font-weight:bold;padding-bottom:0.5em}</style>\n"
+        f"</head>\n<body>\n<table>\n<caption>{html_text.escape(caption)}</caption>\n"
+        f"<thead>\n{header}</thead>\n<tbody>\n{body}</tbody>\n</table>\n</body>\n</html>\n"
+    )
+
+
 def csv(frame: pd.DataFrame) -> str:
     """CSV with every float written as repr, so it reads back exactly."""
     return frame.to_csv(float_format=trec.float_text, lineterminator="\n")
 
 
 def write(frame: pd.DataFrame, paths: Mapping[str, str], caption: str = "") -> None:
-    """Write `frame` to each of `paths` (keys md, csv, tex), each whole or not at all."""
-    render = {"md": markdown, "csv": csv, "tex": lambda f: latex(f, caption)}
+    """Write `frame` to each of `paths` (keys md, csv, tex, html), each whole or not at all."""
+    render = {
+        "md": markdown,
+        "csv": csv,
+        "tex": lambda f: latex(f, caption),
+        "html": lambda f: html(f, caption),
+    }
     for kind, path in paths.items():
         trec.write_lines_atomically(path, [render[kind](frame)])
 

@@ -1,0 +1,164 @@
+"""Precision-recall curves: the averaged 11-point curves, and one topic's curve at every rank.
+
+The 11-point values are the evaluator's own (`iprec_at_recall_*` rows of the
+long tables), one table per interpolation rule, so the curves and the tables
+always agree with `11pt_avg`. One topic's per-rank curve is recomputed from the
+run under the reference ranking (float32 scores, ties by docno descending),
+together with its interpolated envelope and its ROC curve.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irscore import plots, tables, trec
+from irscore.conventions import REFERENCE
+from irscore.evaluate import prepare, rank, read_long_table
+from irscore.measures import RECALL_LEVELS
+
+LEVEL_MEASURES = tuple(f"iprec_at_recall_{level:.2f}" for level in RECALL_LEVELS)
+LEVEL_LABELS = tuple(f"{level:.1f}" for level in RECALL_LEVELS)
+
+
+def interpolation_conventions(conventions: Mapping[str, Mapping[str, Any] | None]) -> dict:
+    """{interpolation rule: convention name} for the rules some convention isolates."""
+    return tables.single_change_conventions(conventions, "interpolation")
+
+
+def curve_table(long_tables: Sequence[pd.DataFrame], convention: str) -> pd.DataFrame:
+    """One row per run: mean interpolated precision at each recall level, and 11pt_avg."""
+    rows = {}
+    for table in long_tables:
+        means = table[(table["convention"] == convention) & (table["topic"] == "all")]
+        values = means.set_index("measure")["value"]
+        rows[str(table["run"].iloc[0])] = [values[m] for m in (*LEVEL_MEASURES, "11pt_avg")]
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=[*LEVEL_LABELS, "11pt_avg"])
+    frame.index.name = "run"
+    return frame
+
+
+def topic_points(table: pd.DataFrame, topic: str, conventions: Mapping[str, str]) -> pd.DataFrame:
+    """One topic's 11 interpolated precision values (rows: recall levels) under each rule
+    of `conventions` ({rule: convention name}), from the long table."""
+    columns = {}
+    for rule, convention in conventions.items():
+        rows = table[(table["convention"] == convention) & (table["topic"] == topic)]
+        values = rows.set_index("measure")["value"]
+        columns[rule] = [values[m] for m in LEVEL_MEASURES]
+    return pd.DataFrame(columns, index=pd.Index(RECALL_LEVELS, name="recall"))
+
+
+def topic_curve(qrels: pd.DataFrame, run: pd.DataFrame, topic: str, documents: int) -> pd.DataFrame:
+    """Precision, recall and false positive rate at every rank of one topic.
+
+    The ranking is the reference convention's; relevant means grade >= 1; the
+    false positive rate divides the non-relevant documents passed by all the
+    collection's documents that are not relevant (`documents` - relevant).
+    """
+    ranking, _, _, _ = rank(prepare(qrels, run), REFERENCE)
+    where = np.flatnonzero(ranking.topics == topic)
+    if not len(where):
+        raise ValueError(f"topic {topic}: not evaluated (it needs judgments and a ranking)")
+    index = int(where[0])
+    num_rel = int(ranking.num_rel[index])
+    if num_rel == 0:
+        raise ValueError(f"topic {topic}: no relevant document, so no recall")
+    rel = ranking.rel[ranking.starts[index] : ranking.starts[index + 1]]
+    found = np.cumsum(rel)
+    ranks = np.arange(1, len(rel) + 1)
+    return pd.DataFrame(
+        {
+            "rank": ranks,
+            "relevant": rel,
+            "precision": found / ranks,
+            "recall": found / num_rel,
+            "fpr": (ranks - found) / (documents - num_rel),
+        }
+    )
+
+
+def envelope(curve: pd.DataFrame) -> pd.DataFrame:
+    """The interpolated precision p(r) = max precision at any recall >= r, as step points.
+
+    Precision peaks at relevant ranks, so the maximum from each relevant rank on
+    is the value on the recall interval that ends at that rank; past the last
+    relevant document retrieved, the value is 0 up to recall 1.
+    """
+    relevant = curve[curve["relevant"]]
+    best = np.maximum.accumulate(relevant["precision"].to_numpy()[::-1])[::-1]
+    recall = relevant["recall"].to_numpy()
+    first = best[:1] if len(best) else np.zeros(1)
+    last = recall[-1] if len(recall) else 0.0
+    tail = ([last, 1.0], [0.0, 0.0]) if last < 1.0 else ([], [])
+    return pd.DataFrame(
+        {
+            "recall": np.r_[0.0, recall, tail[0]],
+            "precision": np.r_[first, best, tail[1]],
+        }
+    )
+
+
+def roc_auc(curve: pd.DataFrame) -> float:
+    """Area under the ROC curve from (0, 0) through every rank to (1, 1), the documents
+    not retrieved taken in random order (a straight line)."""
+    fpr = np.r_[0.0, curve["fpr"].to_numpy(), 1.0]
+    tpr = np.r_[0.0, curve["recall"].to_numpy(), 1.0]
+    return float(np.trapezoid(tpr, fpr))
+
+
+def write_curves(
+    eval_paths: Sequence[str],
+    conventions: Mapping[str, Mapping[str, Any] | None],
+    outputs: Mapping[str, str],
+    dpi: int,
+) -> None:
+    """The averaged 11-point curves of every run under each interpolation rule that some
+    convention isolates: the table (`outputs` keys RULE_md, _csv, _tex, _html) and the
+    plot (RULE_png, RULE_svg). The long tables are read once for all rules."""
+    long_tables = [read_long_table(p) for p in eval_paths]
+    for rule, convention in interpolation_conventions(conventions).items():
+        frame = curve_table(long_tables, convention)
+        caption = (
+            f"Mean interpolated precision at 11 recall levels, interpolation {rule} "
+            f"(convention {convention})"
+        )
+        paths = {kind: outputs[f"{rule}_{kind}"] for kind in tables.FORMATS}
+        tables.write(frame, paths, caption=caption)
+        with plots.style():
+            figure = plots.curves_figure(frame, RECALL_LEVELS, rule)
+            plots.save(figure, outputs[f"{rule}_png"], outputs[f"{rule}_svg"], dpi)
+
+
+def write_topic_example(
+    qrels_path: str,
+    run_path: str,
+    eval_path: str,
+    manifest_path: str,
+    topic: str,
+    conventions: Mapping[str, Mapping[str, Any] | None],
+    png: str,
+    svg: str,
+    dpi: int,
+) -> None:
+    """One topic of one run: its precision-recall sawtooth with the envelope, and its ROC."""
+    qrels = trec.read_qrels(qrels_path)
+    with open(manifest_path, encoding="utf-8") as stream:
+        documents = int(json.load(stream)["counts"]["documents"])
+    curve = topic_curve(qrels, trec.read_run(run_path), topic, documents)
+    table = read_long_table(eval_path)
+    points = topic_points(table, topic, interpolation_conventions(conventions))
+    ap = tables.per_topic(table, "map")[topic]
+    name = str(table["run"].iloc[0])
+    relevant = int(((qrels["topic"] == topic) & (qrels["grade"] >= REFERENCE.rel_level)).sum())
+    title = (
+        f"run {name}, topic {topic}: {relevant} relevant documents in the qrels, "
+        f"{len(curve)} retrieved, AP {ap:.4f}"
+    )
+    with plots.style():
+        figure = plots.topic_figure(curve, envelope(curve), points, roc_auc(curve), title)
+        plots.save(figure, png, svg, dpi)

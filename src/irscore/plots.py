@@ -1,0 +1,390 @@
+"""Figures of the report, drawn with matplotlib's Agg renderer in one fixed style.
+
+Every figure is a plain `Figure` (no pyplot state, no interactive backend), in
+DejaVu Sans (shipped with matplotlib) at fixed sizes. `save` writes PNG and SVG
+without dates, software versions or random ids, so the same numbers give the
+same bytes. Figures take numbers (DataFrames) and return a `Figure`; the
+`write_*` functions read the workflow's files and save the figures.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from irscore import tables
+from irscore.audit import name_under
+from irscore.conventions import conventions_from_config
+from irscore.evaluate import read_long_table
+
+STYLE = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "legend.fontsize": 8,
+    "figure.dpi": 100,
+    "axes.grid": True,
+    "axes.axisbelow": True,
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.6,
+    "lines.linewidth": 1.4,
+    "svg.fonttype": "path",
+    "svg.hashsalt": "irscore",
+}
+PNG_METADATA = {"Software": None}
+SVG_METADATA = {"Date": None, "Creator": None}
+# Colour-blind-safe (Okabe & Ito) colours and markers, given to runs in config order;
+# 7 colours and 5 markers make 35 distinct runs.
+COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+MARKERS = ("o", "s", "^", "D", "v")
+GREY = "#999999"
+SWAP = "⇄"
+# A convention's mean further than this from the reference is drawn at the panel's edge.
+FAR = 0.1
+# The rank marked on one topic's precision-recall and ROC curves (what a reader sees).
+TOP = 10
+
+
+@contextlib.contextmanager
+def style() -> Iterator[None]:
+    """Draw and save within the fixed style (rcParams are read at both times)."""
+    with matplotlib.rc_context(STYLE):
+        yield
+
+
+def run_style(index: int) -> dict[str, str]:
+    """Colour and marker of the run at position `index` in config order."""
+    return {"color": COLOURS[index % len(COLOURS)], "marker": MARKERS[index % len(MARKERS)]}
+
+
+def save(figure: Figure, png: str, svg: str, dpi: int) -> None:
+    """Write the figure as PNG (at `dpi`) and SVG, each whole or not at all."""
+    for path, kind, metadata in ((png, "png", PNG_METADATA), (svg, "svg", SVG_METADATA)):
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                figure.savefig(out, format=kind, dpi=dpi, metadata=metadata)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def curves_figure(table: pd.DataFrame, levels: Sequence[float], interpolation: str) -> Figure:
+    """Mean interpolated precision at the 11 recall levels, one line per run (table rows)."""
+    figure = Figure(figsize=(6.4, 4.6), layout="constrained")
+    axes = figure.subplots()
+    for index, (run, row) in enumerate(table.iterrows()):
+        label = f"{run} (11pt_avg {row['11pt_avg']:.4f})"
+        axes.plot(levels, row.iloc[: len(levels)].to_numpy(float), label=label, **run_style(index))
+    axes.set(
+        xlim=(-0.02, 1.02),
+        ylim=(0, 1.02),
+        xticks=levels,
+        xlabel="recall level",
+        ylabel="interpolated precision (mean over topics)",
+        title=f"11-point interpolated precision-recall, interpolation {interpolation}",
+    )
+    axes.legend(title="run", loc="upper right")
+    return figure
+
+
+def topic_figure(
+    curve: pd.DataFrame,
+    envelope: pd.DataFrame,
+    points: pd.DataFrame,
+    auc: float,
+    title: str,
+) -> Figure:
+    """Left: one topic's precision and recall at every rank (the sawtooth), its interpolated
+    envelope and the 11 points of each interpolation rule. Right: its ROC curve."""
+    figure = Figure(figsize=(11, 4.6), layout="constrained")
+    pr, roc = figure.subplots(1, 2)
+    pr.plot(curve["recall"], curve["precision"], color=GREY, lw=1.0, label="at each rank")
+    relevant = curve[curve["relevant"]]
+    pr.plot(
+        relevant["recall"],
+        relevant["precision"],
+        ls="none",
+        marker=".",
+        color="#333333",
+        label="at a relevant document",
+    )
+    pr.plot(
+        envelope["recall"],
+        envelope["precision"],
+        drawstyle="steps-pre",
+        color=COLOURS[0],
+        label="interpolated: max precision at recall ≥ r",
+    )
+    for index, rule in enumerate(points.columns):
+        pr.plot(
+            points.index,
+            points[rule],
+            ls="none",
+            marker=MARKERS[index + 1],
+            mfc="none",
+            ms=7 - 1.5 * index,
+            color=COLOURS[index + 1],
+            label=f"11 points, {rule}",
+        )
+    top = curve.iloc[: min(TOP, len(curve))]
+    mark = {"ls": "none", "marker": "*", "ms": 11, "color": "#000000", "zorder": 5}
+    pr.plot(top["recall"].iloc[-1:], top["precision"].iloc[-1:], label=f"after rank {TOP}", **mark)
+    pr.set(
+        xlim=(-0.02, 1.02),
+        ylim=(0, 1.05),
+        xlabel="recall",
+        ylabel="precision",
+        title="precision-recall at every rank",
+    )
+    pr.legend(loc="upper right")
+    retrieved_fpr = np.r_[0.0, curve["fpr"].to_numpy()]
+    retrieved_tpr = np.r_[0.0, curve["recall"].to_numpy()]
+    roc.plot(retrieved_fpr, retrieved_tpr, color=COLOURS[0], label=f"retrieved (AUC {auc:.3f})")
+    roc.plot(
+        [retrieved_fpr[-1], 1.0],
+        [retrieved_tpr[-1], 1.0],
+        color=COLOURS[0],
+        ls="--",
+        label="not retrieved, in random order",
+    )
+    roc.plot([0, 1], [0, 1], color=GREY, ls=":", label="random ranking")
+    roc.plot(top["fpr"].iloc[-1:], top["recall"].iloc[-1:], label=f"after rank {TOP}", **mark)
+    roc.set(
+        xlim=(-0.02, 1.02),
+        ylim=(0, 1.05),
+        xlabel="false positive rate (non-relevant documents passed / all non-relevant)",
+        ylabel="true positive rate (recall)",
+        title="ROC curve of the same ranking",
+    )
+    roc.legend(loc="lower right")
+    figure.suptitle(title)
+    return figure
+
+
+def pair_figure(ap: pd.DataFrame, label_topics: int) -> Figure:
+    """Per-topic AP of two runs (columns x, y): scatter with the diagonal, the topics with
+    the largest differences labelled; and the per-topic differences y - x, sorted."""
+    x, y = ap.columns
+    difference = (ap[y] - ap[x]).sort_values(ascending=False, kind="stable")
+    sign = np.sign(difference)
+    groups = {1.0: (f"{y} better", COLOURS[2]), -1.0: (f"{x} better", COLOURS[1])}
+    groups[0.0] = ("equal", GREY)
+    figure = Figure(figsize=(11, 5), layout="constrained")
+    scatter, bars = figure.subplots(1, 2, width_ratios=(1, 1.3))
+    scatter.plot([0, 1], [0, 1], color=GREY, ls=":", label="equal AP")
+    for value, (name, colour) in groups.items():
+        topics = difference.index[sign == value]
+        scatter.scatter(
+            ap.loc[topics, x], ap.loc[topics, y], s=14, color=colour, label=f"{name}: {len(topics)}"
+        )
+    largest = difference.abs().sort_values(ascending=False, kind="stable").index[:label_topics]
+    for topic in largest:
+        scatter.annotate(
+            str(topic),
+            (ap.at[topic, x], ap.at[topic, y]),
+            xytext=(4, 4),
+            textcoords="offset points",
+            fontsize=8,
+        )
+    scatter.set(
+        xlim=(-0.02, 1.02),
+        ylim=(-0.02, 1.02),
+        aspect="equal",
+        xlabel=f"AP of {x}",
+        ylabel=f"AP of {y}",
+        title=f"per-topic AP, {len(ap)} topics ({len(largest)} largest differences labelled)",
+    )
+    scatter.legend(title="topics", loc="upper left")
+    colours = [groups[value][1] for value in sign]
+    bars.bar(np.arange(len(difference)), difference.to_numpy(), width=1.0, color=colours, lw=0)
+    bars.axhline(0, color="#333333", lw=0.8)
+    mean = float(difference.mean()) if len(difference) else 0.0
+    bars.axhline(mean, color="#333333", ls="--", lw=0.8, label=f"mean difference {mean:+.4f}")
+    bars.set(
+        xlim=(-0.5, max(len(difference), 1) - 0.5),
+        xlabel="topics, sorted by difference",
+        ylabel=f"AP of {y} − AP of {x}",
+        title=f"per-topic AP difference, {y} − {x}",
+    )
+    bars.legend(loc="upper right")
+    return figure
+
+
+def _order(means: pd.Series) -> tuple[str, ...] | None:
+    """Runs from best to worst mean (ties by name); None when a mean is missing."""
+    if means.isna().any():
+        return None
+    frame = pd.DataFrame({"run": means.index, "mean": means.to_numpy()})
+    return tuple(frame.sort_values(["mean", "run"], ascending=[False, True])["run"])
+
+
+def conventions_figure(means: pd.DataFrame, runs: Sequence[str]) -> Figure:
+    """A dot plot per measure: each run's mean under every convention, the reference marked.
+
+    `means` has columns measure (a label), convention, run, value, conventions in
+    the order to draw. `SWAP` marks a convention under which the runs' order differs
+    from the reference's. A mean more than `FAR` from its run's reference mean would
+    squash every other row, so it is drawn at the panel's edge with its value written.
+    """
+    labels = list(dict.fromkeys(means["measure"]))
+    conventions = list(dict.fromkeys(means["convention"]))
+    columns = min(4, len(labels))
+    rows = -(-len(labels) // columns)
+    figure = Figure(
+        figsize=(3.4 * columns + 2.2, 0.2 * len(conventions) * rows + 1.4), layout="constrained"
+    )
+    grid = figure.subplots(rows, columns, sharey=True, squeeze=False)
+    y_of = pd.Series(np.arange(len(conventions))[::-1], index=conventions)
+    for axes, label in zip(grid.flat, labels, strict=False):
+        values = means[means["measure"] == label].pivot(
+            index="convention", columns="run", values="value"
+        )
+        _dot_panel(axes, values.reindex(index=conventions, columns=list(runs)), y_of)
+        axes.set_title(label)
+    for axes in grid.flat[len(labels) :]:
+        axes.set_visible(False)
+    for axes in grid[:, 0]:
+        axes.set_yticks(y_of.to_numpy(), conventions)
+        for tick, convention in zip(axes.get_yticklabels(), conventions, strict=True):
+            tick.set_fontweight("bold" if convention == "reference" else "normal")
+    handles, names = grid.flat[0].get_legend_handles_labels()
+    figure.legend(
+        handles,
+        names,
+        title=(
+            f"run (dotted line: its reference mean; {SWAP}: the runs' order differs from the "
+            f"reference's; ▶ value: a mean more than {FAR} from the reference, off the scale)"
+        ),
+        loc="outside lower center",
+        ncols=len(runs),
+    )
+    return figure
+
+
+def _dot_panel(axes: Any, values: pd.DataFrame, y_of: pd.Series) -> None:
+    """One measure: rows are conventions (y positions `y_of`), columns runs."""
+    shift = values - values.loc["reference"]
+    far = shift.abs() > FAR
+    near = values.mask(far).to_numpy(float)
+    lo, hi = (np.nanmin(near), np.nanmax(near)) if np.isfinite(near).any() else (0.0, 1.0)
+    width = max(hi - lo, 0.01)
+    axes.axhspan(y_of["reference"] - 0.5, y_of["reference"] + 0.5, color="#fff2cc", zorder=0)
+    for index, run in enumerate(values.columns):
+        look = run_style(index)
+        axes.axvline(values.at["reference", run], color=look["color"], lw=0.7, ls=":")
+        x = values[run].mask(far[run]).to_numpy(float)
+        axes.plot(x, y_of.to_numpy(), ls="none", ms=5, mfc="none", label=run, **look)
+    edges = {"<": (lo - 0.06 * width, "right"), ">": (hi + 0.06 * width, "left")}
+    for convention in far.index[far.any(axis=1)]:
+        off = values.loc[convention][far.loc[convention]]
+        side = ">" if (shift.loc[convention][far.loc[convention]] > 0).all() else "<"
+        x, align = edges[side]
+        low, high = f"{off.min():.2f}", f"{off.max():.2f}"
+        axes.plot([x], [y_of[convention]], ls="none", marker=side, ms=5, color="#333333")
+        text = f"  {low}–{high}  " if low != high else f"  {low}  "
+        axes.text(x, y_of[convention], text, ha=align, va="center", fontsize=7)
+    to_axes = axes.get_yaxis_transform()
+    reference_order = _order(values.loc["reference"])
+    for convention in values.index:
+        order = _order(values.loc[convention])
+        if order is None:
+            axes.text(0.01, y_of[convention], "n/a", transform=to_axes, va="center", fontsize=7)
+        elif order != reference_order:
+            axes.text(
+                0.995,
+                y_of[convention],
+                SWAP,
+                transform=to_axes,
+                ha="right",
+                va="center",
+                color="#C00000",
+                fontsize=10,
+            )
+    off_scale = shift.where(far)
+    left = 0.5 if (off_scale < 0).any().any() else 0.1  # room for the values written
+    right = 0.5 if (off_scale > 0).any().any() else 0.1
+    axes.set(
+        xlim=(lo - left * width, hi + right * width),
+        xlabel="mean over topics",
+        ylim=(-0.7, len(y_of) - 0.3),
+    )
+    axes.grid(axis="y", visible=False)
+
+
+def convention_means(
+    long_tables: Sequence[pd.DataFrame],
+    labels: Mapping[str, str],
+    conventions: Mapping[str, Mapping[str, Any] | None],
+) -> pd.DataFrame:
+    """Each run's mean of each labelled measure under each convention (NaN when absent).
+
+    Under an exponential-gain convention nDCG's lines are named ndcg_exp...;
+    `audit.name_under` gives the name each measure has under each convention.
+    """
+    rows = []
+    parsed = conventions_from_config(conventions)
+    for table in long_tables:
+        means = table[table["topic"] == "all"].set_index(["convention", "measure"])["value"]
+        for label, measure in labels.items():
+            for convention in parsed:
+                key = (convention.name, name_under(measure, convention))
+                value = float(means[key]) if key in means.index else np.nan
+                rows.append((label, convention.name, str(table["run"].iloc[0]), value))
+    return pd.DataFrame(rows, columns=["measure", "convention", "run", "value"])
+
+
+def check_config(plots: Mapping[str, Any], runs: Sequence[str]) -> None:
+    """Fail before any job runs when `plots:` names a run that is not configured."""
+    named = [plots["example"]["run"], *(run for pair in plots["pairs"] for run in pair)]
+    unknown = sorted(set(named) - set(runs))
+    if unknown:
+        raise ValueError(f"plots: unknown run(s) {', '.join(unknown)}; runs: {', '.join(runs)}")
+    same = [pair for pair in plots["pairs"] if pair[0] == pair[1]]
+    if same:
+        raise ValueError(f"plots: a pair compares a run with itself: {same[0]}")
+
+
+def write_conventions_plot(
+    eval_paths: Sequence[str],
+    labels: Mapping[str, str],
+    conventions: Mapping[str, Mapping[str, Any] | None],
+    png: str,
+    svg: str,
+    dpi: int,
+) -> None:
+    """The convention audit as a dot plot, from the runs' long tables."""
+    long_tables = [read_long_table(p) for p in eval_paths]
+    runs = [str(t["run"].iloc[0]) for t in long_tables]
+    with style():
+        figure = conventions_figure(convention_means(long_tables, labels, conventions), runs)
+        save(figure, png, svg, dpi)
+
+
+def write_pair_plot(
+    eval_x: str, eval_y: str, label_topics: int, png: str, svg: str, dpi: int
+) -> None:
+    """Per-topic AP of two runs under the reference convention (topics both evaluate)."""
+    ap = pd.concat(
+        [tables.per_topic(read_long_table(path), "map") for path in (eval_x, eval_y)],
+        axis=1,
+        join="inner",
+    )
+    with style():
+        save(pair_figure(ap, label_topics), png, svg, dpi)

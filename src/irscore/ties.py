@@ -1,0 +1,117 @@
+"""Ties in runs, and what their order does to AP: the tie-break table.
+
+Scores are compared at float32 precision, as trec_eval 9 stores them: two
+scores that differ only beyond float32 precision are a tie. The MAP columns
+come from the long tables, one per configured convention that changes only
+the tie-break; a tie-break with no such convention shows n/a.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irscore import tables, trec
+from irscore.conventions import REFERENCE
+from irscore.evaluate import prepare, rank, read_long_table
+
+TOP = 10
+# Orders of tied documents (trec_eval's first), then the tie-aware range over all orders.
+ORDERS = ("docno_desc", "docno_asc", "docno_numeric", "rank", "file_order")
+RANGE = ("pessimistic", "expected", "optimistic")
+TIED_IN_TOP = f"tie in top {TOP}"
+TIED_DOCS = "tied docs"
+CAPTION = (
+    "MAP under each order of tied scores (docno_desc is trec_eval's) and over the "
+    "tie-aware range; topics whose AP differs from the reference under each order; "
+    f"topics with a tie in the top {TOP}; the largest per-topic AP change"
+)
+
+
+def tie_counts(qrels: pd.DataFrame, run: pd.DataFrame, top: int = TOP) -> dict[str, int]:
+    """How tied a run is, over the topics the reference convention evaluates.
+
+    `tie in top k`: topics where a document ranked in the top k shares its
+    float32 score with another retrieved document of the topic, so the tie-break
+    decides the order of the top k or which documents it holds. `tied docs`:
+    how many retrieved documents share their score with another.
+    """
+    p = prepare(qrels, run)
+    ranking, rows, _, _ = rank(p, REFERENCE)
+    if not len(rows):
+        return {TIED_IN_TOP: 0, TIED_DOCS: 0}
+    topic = ranking.topic_of_row
+    score = p.run_score[rows].astype(np.float32)
+    first = np.r_[True, (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])]
+    group = np.cumsum(first) - 1
+    tied = np.bincount(group)[group] > 1
+    in_top = tied & (ranking.rank <= top)
+    return {TIED_IN_TOP: int(np.unique(topic[in_top]).size), TIED_DOCS: int(tied.sum())}
+
+
+def _mean(table: pd.DataFrame, measure: str, convention: str) -> float:
+    """The `all` value of `measure` under `convention`; NaN when the table has none."""
+    rows = table[
+        (table["convention"] == convention)
+        & (table["measure"] == measure)
+        & (table["topic"] == "all")
+    ]
+    return float(rows["value"].iloc[0]) if len(rows) else np.nan
+
+
+def tie_row(
+    table: pd.DataFrame, orders: Mapping[str, str], counts: Mapping[str, int]
+) -> dict[str, Any]:
+    """One run's row: MAP per tie-break, topics whose AP moves, ties, the largest change."""
+    reference = tables.per_topic(table, "map", orders["docno_desc"])
+    ap = {
+        tie: tables.per_topic(table, "map", name).reindex(reference.index)
+        for tie, name in orders.items()
+    }
+    row: dict[str, Any] = {
+        f"MAP {tie}": _mean(table, "map", orders[tie]) if tie in orders else np.nan
+        for tie in (*ORDERS, *RANGE)
+    }
+    for tie in ORDERS[1:]:
+        row[f"changed {tie}"] = int((ap[tie] != reference).sum()) if tie in ap else pd.NA
+    bounds = "pessimistic" in ap and "optimistic" in ap
+    row["AP range > 0"] = int((ap["optimistic"] > ap["pessimistic"]).sum()) if bounds else pd.NA
+    row[TIED_IN_TOP] = int(counts[TIED_IN_TOP])
+    row[TIED_DOCS] = int(counts[TIED_DOCS])
+    deltas = [(ap[tie] - reference).abs() for tie in ORDERS[1:] if tie in ap]
+    changes = pd.concat(deltas) if deltas else pd.Series(dtype=float)
+    moved = changes.notna().any()
+    row["max AP change"] = float(changes.max()) if moved else np.nan
+    row["at topic"] = str(changes.idxmax()) if moved and changes.max() > 0 else pd.NA
+    return row
+
+
+def tie_table(
+    long_tables: Sequence[pd.DataFrame],
+    conventions: Mapping[str, Mapping[str, Any] | None],
+    counts: Sequence[Mapping[str, int]],
+) -> pd.DataFrame:
+    """One row per run (in the order given); `counts` are the runs' `tie_counts`."""
+    orders = tables.single_change_conventions(conventions, "tie_break")
+    rows = [tie_row(t, orders, c) for t, c in zip(long_tables, counts, strict=True)]
+    frame = pd.DataFrame(rows, index=pd.Index([str(t["run"].iloc[0]) for t in long_tables]))
+    frame.index.name = "run"
+    integers = [f"changed {tie}" for tie in ORDERS[1:]] + ["AP range > 0", TIED_IN_TOP, TIED_DOCS]
+    return frame.astype(dict.fromkeys(integers, "Int64") | {"at topic": "string"})
+
+
+def write_tie_table(
+    qrels_path: str,
+    run_paths: Sequence[str],
+    eval_paths: Sequence[str],
+    conventions: Mapping[str, Mapping[str, Any] | None],
+    paths: Mapping[str, str],
+) -> None:
+    """The tie-break table of the workflow's runs (rows in the order of `run_paths`)."""
+    qrels = trec.read_qrels(qrels_path)
+    counts = [tie_counts(qrels, trec.read_run(path)) for path in run_paths]
+    frame = tie_table([read_long_table(p) for p in eval_paths], conventions, counts)
+    tables.write(frame, paths, caption=CAPTION)
