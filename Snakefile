@@ -12,6 +12,7 @@ include: "workflow/rules/retrieve.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/compare.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/published.smk"
 
 
 rule all:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,34 +16,44 @@ import pandas as pd
 from irscore.analysis import Analyzer
 from irscore.data import read_docs, read_queries, sha256_file
 from irscore.retrievers import REGISTRY, TermIndex, make_retriever
-from irscore.trec import RUN_COLUMNS, write_lines_atomically, write_run
+from irscore.trec import RUN_COLUMNS, float_text, write_lines_atomically
 
 SCOPES = ("matching", "all")
 DEFAULT_DEPTH = 1000
 DEFAULT_SCOPE = "matching"
+DEFAULT_ANALYZER = "default"
+# Scores are written with repr (they read back exactly) unless a run asks for a format
+# spec such as ".8f", to reproduce a run file written that way.
+REPR = "repr"
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class RetrieverSpec:
-    """One configured run (a `retrievers:` entry): model, its full params, depth, scope."""
+    """One configured run (a `retrievers:` entry): model, its full params, the name of its
+    analyzer (an `analyzers:` entry), depth, scope and the format of the scores written."""
 
     model: str
     params: dict[str, Any] = field(default_factory=dict)
+    analyzer: str = DEFAULT_ANALYZER
     depth: int = DEFAULT_DEPTH
     scope: str = DEFAULT_SCOPE
+    score_format: str = REPR
 
     def __post_init__(self) -> None:
         if self.model not in REGISTRY:
             known = ", ".join(REGISTRY)
             raise ValueError(f"unknown retriever model {self.model!r} (known: {known})")
+        if not isinstance(self.analyzer, str) or not self.analyzer:
+            raise ValueError(f"analyzer must be the name of an analyzer, got {self.analyzer!r}")
         _check_depth_scope(self.depth, self.scope)
+        _check_score_format(self.score_format)
 
     @classmethod
     def from_config(cls, name: str, config: Mapping[str, Any]) -> RetrieverSpec:
         """Validate a `retrievers.<name>` entry; unknown keys and params are errors naming them."""
-        known = ("model", "params", "depth", "scope")
+        known = ("model", "params", "analyzer", "depth", "scope", "score_format")
         for key in config:
             if key not in known:
                 raise ValueError(
@@ -56,8 +66,10 @@ class RetrieverSpec:
             return cls(
                 model=config["model"],
                 params=params,
+                analyzer=config.get("analyzer", DEFAULT_ANALYZER),
                 depth=config.get("depth", DEFAULT_DEPTH),
                 scope=config.get("scope", DEFAULT_SCOPE),
+                score_format=config.get("score_format", REPR),
             )
         except ValueError as err:
             raise ValueError(f"retrievers.{name}: {err}") from None
@@ -114,11 +126,13 @@ def retrieve_to_files(
     spec: Mapping[str, Any],
     analyzer: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
-    """Run the configured retriever `name` (its `retrievers:` entry `spec`) on the exports.
+    """Run the configured retriever `name` (its `retrievers:` entry `spec`) on the exports,
+    with `analyzer`, the config of the analyzer that the entry names.
 
-    Writes the TREC run (tag = name) and a manifest beside it: model, full
-    params, analyzer choices, depth, scope, input checksums and counts
-    (deterministic, sorted keys). Returns the manifest.
+    Writes the TREC run (tag = name; scores in the entry's score_format) and a
+    manifest beside it: model, full params, analyzer name and choices, depth,
+    scope, score format, input checksums and counts (deterministic, sorted
+    keys). Returns the manifest.
     """
     checked = RetrieverSpec.from_config(name, spec)
     chosen = Analyzer.from_config(analyzer)
@@ -133,10 +147,10 @@ def retrieve_to_files(
         scope=checked.scope,
         tag=name,
     )
-    write_run(run, frame)
+    write_lines_atomically(run, run_lines(frame, checked.score_format))
     retrieved = set(frame["topic"])
     content = {
-        "analyzer": chosen.describe(),
+        "analyzer": {"name": checked.analyzer, **chosen.describe()},
         "counts": {
             "documents": len(doc_table),
             "lines": len(frame),
@@ -150,10 +164,20 @@ def retrieve_to_files(
         "params": checked.params,
         "run": name,
         "scope": checked.scope,
+        "score_format": checked.score_format,
     }
     write_lines_atomically(manifest, [json.dumps(content, sort_keys=True, indent=2) + "\n"])
     log.info("run %s: %s", name, json.dumps(content["counts"], sort_keys=True))
     return content
+
+
+def run_lines(run: pd.DataFrame, score_format: str = REPR) -> Iterator[str]:
+    """TREC run lines in the given row order, scores as repr(float) or by a format spec."""
+    for t, d, r, s, g in zip(
+        run["topic"], run["docno"], run["rank"], run["score"], run["tag"], strict=True
+    ):
+        score = float_text(s) if score_format == REPR else format(float(s), score_format)
+        yield f"{t} Q0 {d} {int(r)} {score} {g}\n"
 
 
 def _rank(
@@ -192,6 +216,22 @@ def _check_depth_scope(depth: Any, scope: Any) -> None:
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+
+
+def _check_score_format(score_format: Any) -> None:
+    """Accept "repr" or a format spec that writes a float as one number without spaces."""
+    problem = f"score_format must be {REPR!r} or a float format spec such as '.8f'"
+    if not isinstance(score_format, str):
+        raise ValueError(f"{problem}, got {score_format!r}")
+    if score_format == REPR:
+        return
+    try:
+        text = format(-1.25, score_format)
+        float(text)
+    except ValueError:
+        raise ValueError(f"{problem}, got {score_format!r}") from None
+    if text != text.strip() or " " in text:
+        raise ValueError(f"{problem} (no padding), got {score_format!r}")
 
 
 def _unique_ids(table: pd.DataFrame, column: str) -> np.ndarray:

@@ -9,13 +9,22 @@ from snakemake.utils import validate
 from irscore.analysis import Analyzer
 from irscore.conventions import conventions_from_config
 from irscore.measures import spec_from_config
-from irscore.retrieve import RetrieverSpec
+from irscore.retrieve import DEFAULT_ANALYZER, RetrieverSpec
 
 validate(config, schema="../schemas/config.schema.yaml")
-# Fail before any job runs: the analyzer and each model check their own keys.
-Analyzer.from_config(config["analyzer"])
+# Fail before any job runs: each analyzer and each model check their own keys.
+for _name, _analyzer in config["analyzers"].items():
+    try:
+        Analyzer.from_config(_analyzer)
+    except ValueError as _err:
+        raise ValueError(f"analyzers.{_name}: {_err}") from None
 for _name, _spec in config["retrievers"].items():
-    RetrieverSpec.from_config(_name, _spec)
+    _analyzer = RetrieverSpec.from_config(_name, _spec).analyzer
+    if _analyzer not in config["analyzers"]:
+        raise ValueError(
+            f"retrievers.{_name}: unknown analyzer {_analyzer!r} "
+            f"(analyzers: {', '.join(config['analyzers'])})"
+        )
 conventions_from_config(config["conventions"])
 spec_from_config(config["measures"])
 if config["conventions"].get("reference", "missing") not in ({}, None):
@@ -24,7 +33,9 @@ if config["conventions"].get("reference", "missing") not in ({}, None):
     )
 _clashes = sorted(set(config["retrievers"]) & set(config.get("runs") or {}))
 if _clashes:
-    raise ValueError(f"config: {', '.join(_clashes)} named under both retrievers and runs")
+    raise ValueError(
+        f"config: {', '.join(_clashes)} named under both retrievers and runs"
+    )
 
 # The installed irscore package: its sources are inputs of the rules using them.
 IRSCORE_DIR = Path(importlib.util.find_spec("irscore").origin).parent
@@ -99,6 +110,12 @@ def retriever_config(wildcards):
     return canonical(config["retrievers"][wildcards.run])
 
 
+def retriever_analyzer(wildcards):
+    """The config of the analyzer the run names (default `default`), as a params value."""
+    name = config["retrievers"][wildcards.run].get("analyzer", DEFAULT_ANALYZER)
+    return canonical(config["analyzers"][name])
+
+
 def data_exports():
     """The files of rule export_data."""
     return [
@@ -127,5 +144,11 @@ def final_targets():
         + expand("results/tables/reference.{ext}", ext=["md", "csv", "tex"])
         + ["results/summary.md"]
         + expand("results/audit/conventions.{ext}", ext=["md", "csv"])
-        + ["results/compare/tests.tsv", "results/compare/flips.tsv", "results/compare/flips.md"]
+        + [
+            "results/compare/tests.tsv",
+            "results/compare/flips.tsv",
+            "results/compare/flips.md",
+        ]
+        + report_targets()
+        + published_targets()
     )

@@ -12,16 +12,16 @@ rule retrieve:
         manifest="results/runs/{run}.manifest.json",
     log:
         "results/logs/retrieve/{run}.log",
+    wildcard_constraints:
+        run=RETRIEVER_NAMES,
     conda:
         "../envs/irscore.yaml"
     threads: 1
     resources:
         mem_mb=2000,
-    wildcard_constraints:
-        run=RETRIEVER_NAMES,
     params:
         retriever=retriever_config,
-        analyzer=canonical(config["analyzer"]),
+        analyzer=retriever_analyzer,
     script:
         "../../scripts/retrieve.py"
 
@@ -33,12 +33,12 @@ rule external_run:
         "results/runs/{run}.run",
     log:
         "results/logs/external_run/{run}.log",
+    wildcard_constraints:
+        run=EXTERNAL_NAMES,
     conda:
         "../envs/irscore.yaml"
     threads: 1
     resources:
         mem_mb=2000,
-    wildcard_constraints:
-        run=EXTERNAL_NAMES,
     script:
         "../../scripts/external_run.py"

@@ -12,12 +12,14 @@ from typing import Any
 from irscore.retrievers.base import Params, Retriever
 from irscore.retrievers.bim import BIM
 from irscore.retrievers.bm25 import BM25
+from irscore.retrievers.bm25_lucene import BM25Lucene
 from irscore.retrievers.index import TermIndex
 from irscore.retrievers.ql import QueryLikelihood
+from irscore.retrievers.sklearn_tfidf import SklearnTfIdf
 from irscore.retrievers.tfidf import TfIdf
 
 REGISTRY: dict[str, type[Retriever]] = {
-    cls.name: cls for cls in (BIM, TfIdf, BM25, QueryLikelihood)
+    cls.name: cls for cls in (BIM, TfIdf, BM25, QueryLikelihood, BM25Lucene, SklearnTfIdf)
 }
 
 __all__ = ["REGISTRY", "Params", "Retriever", "TermIndex", "make_retriever"]

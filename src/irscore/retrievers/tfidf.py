@@ -1,41 +1,75 @@
-"""TF-IDF cosine, SMART ltc.ltc."""
+"""TF-IDF cosine in SMART notation: ltc.ltc by default, lnc.ltc and the like by config."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 
-from irscore.retrievers.base import Retriever
+from irscore.retrievers.base import Params, Retriever
 from irscore.retrievers.index import TermIndex
+
+# SMART letters: tf (n raw, l 1 + log tf), df (n none, t log N/df), norm (n none, c cosine).
+WEIGHTING = re.compile(r"[nl][nt][nc]\.[nl][nt][nc]")
+LOGS = {"ln": np.log, "log10": np.log10}
+
+
+@dataclass(frozen=True)
+class TfIdfParams(Params):
+    """weighting: SMART `document.query` letters, e.g. ltc.ltc or lnc.ltc; log: the base of
+    every logarithm in the weights, ln or log10."""
+
+    weighting: str = "ltc.ltc"
+    log: str = "ln"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.weighting, str) or not WEIGHTING.fullmatch(self.weighting):
+            raise ValueError(
+                "retriever tfidf: parameter weighting must be SMART letters ddd.qqq "
+                f"(tf n|l, df n|t, norm n|c), got {self.weighting!r}"
+            )
+        if self.log not in LOGS:
+            raise ValueError(
+                f"retriever tfidf: parameter log must be one of {', '.join(LOGS)}, got {self.log!r}"
+            )
 
 
 class TfIdf(Retriever):
-    """SMART ltc.ltc: cosine of log-tf x idf vectors, the same weighting on both sides.
+    """The inner product of a document's and a query's SMART-weighted term vectors.
 
-    Weight of term t in a document or a query: (1 + ln tf) * ln(N / df_t),
-    N documents, df_t the document frequency of t in the collection; each
-    vector is then divided by its Euclidean norm. Query terms absent from the
-    collection are dropped (their idf is undefined); an all-zero vector
-    scores 0 against everything.
+    With the default ltc.ltc, the weight of term t in a document or a query is
+    (1 + ln tf) * ln(N / df_t), N documents, df_t the document frequency of t
+    in the collection, and each vector is divided by its Euclidean norm: the
+    cosine. lnc.ltc drops the idf on the document side. Query terms absent
+    from the collection are dropped (their idf is undefined); an all-zero
+    vector scores 0 against everything.
     """
 
     name = "tfidf"
+    params_class = TfIdfParams
 
     def score(self, index: TermIndex, queries: Sequence[Sequence[str]]) -> np.ndarray:
-        df = index.doc_freq()
-        idf = np.log(index.n_docs / df)
-        docs = _ltc(index.counts, idf)
-        query = _ltc(index.query_counts(queries), idf)
-        return (query @ docs.T).toarray()
+        log = LOGS[self.params.log]
+        idf = log(index.n_docs / index.doc_freq())
+        document, query = self.params.weighting.split(".")
+        docs = _weigh(index.counts, document, idf, log)
+        weighted_query = _weigh(index.query_counts(queries), query, idf, log)
+        return (weighted_query @ docs.T).toarray()
 
 
-def _ltc(counts: sparse.csr_matrix, idf: np.ndarray) -> sparse.csr_matrix:
-    """(1 + ln tf) * idf, each row divided by its Euclidean norm (zero rows stay zero)."""
+def _weigh(counts: sparse.csr_matrix, letters: str, idf: np.ndarray, log) -> sparse.csr_matrix:
+    """Term weights by three SMART letters (tf, df, norm); zero rows stay zero."""
+    tf, df, norm = letters
     weights = counts.astype(np.float64)
-    weights.data = 1.0 + np.log(weights.data)
-    weights = weights.multiply(idf).tocsr()
-    norms = np.sqrt(np.asarray(weights.multiply(weights).sum(axis=1)).ravel())
-    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-    return sparse.diags(scale) @ weights
+    if tf == "l":
+        weights.data = 1.0 + log(weights.data)
+    if df == "t":
+        weights = weights.multiply(idf).tocsr()
+    if norm == "c":
+        norms = np.sqrt(np.asarray(weights.multiply(weights).sum(axis=1)).ravel())
+        scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        weights = sparse.diags(scale) @ weights
+    return weights
