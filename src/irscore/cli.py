@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import pandas as pd
 
-from irscore import audit, stats, trec, trec_eval_text
+from irscore import audit, own_runs, stats, trec, trec_eval_text
 from irscore.conventions import CHOICES, Convention, ConventionError
 from irscore.evaluate import (
     DuplicateDocumentError,
@@ -113,6 +113,18 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--alpha", type=float, default=0.05)
     cmp.add_argument("--format", choices=("text", "tsv"), default="text")
     _add_convention_flags(cmp)
+    aud = commands.add_parser(
+        "audit",
+        help="what every convention does to your runs: tables, plots, a summary",
+        description="Score runs under the whole default convention grid and write the "
+        "convention audit, tie-break table, 11-point curves, paired tests and plots.",
+    )
+    aud.add_argument("qrels")
+    aud.add_argument("runs", nargs="+", metavar="run")
+    aud.add_argument("--out", default="irscore-audit", help="folder for the outputs")
+    aud.add_argument("--B", type=int, default=10_000, help="resamples of the paired tests")
+    aud.add_argument("--seed", type=int, default=0)
+    aud.add_argument("--alpha", type=float, default=0.05)
     return parser
 
 
@@ -151,6 +163,15 @@ def run_compare(args: argparse.Namespace) -> str:
     header += f"convention: {convention.description}; p adjusted (Holm) across the table\n"
     text = "checks:\n" + "".join(f"  {line}\n" for line in checks or ["none"]) + header
     return text + shown.to_string(index=False, float_format=lambda v: f"{v:.4g}") + "\n"
+
+
+def run_audit(args: argparse.Namespace) -> str:
+    """The summary of `irscore audit`; the tables and plots go under --out."""
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    return own_runs.audit_files(
+        args.qrels, args.runs, args.out, B=args.B, seed=args.seed, alpha=args.alpha
+    )
 
 
 def _run_names(path_a: str, path_b: str) -> list[str]:
@@ -225,7 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        text = run_evaluate(args) if args.command == "evaluate" else run_compare(args)
+        commands = {"evaluate": run_evaluate, "compare": run_compare, "audit": run_audit}
+        text = commands[args.command](args)
     except (
         trec.TrecFormatError,
         DuplicateDocumentError,

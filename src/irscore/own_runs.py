@@ -1,0 +1,187 @@
+"""`irscore audit` on anyone's qrels and runs: the workflow's tables and plots, same code.
+
+Every run is scored under the default convention grid; then the convention
+audit, the tie-break table, the 11-point curves, the paired tests with the
+conclusions that flip, and the convention dot plot are written under one
+folder, with a short text summary and the input checks for the terminal.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from irscore import audit, curves, plots, tables, ties, trec
+from irscore.conventions import DEFAULT_GRID, Convention, conventions_from_config
+from irscore.evaluate import evaluate, prepare, rank, write_long_table
+from irscore.measures import MeasureSpec
+
+HEADLINE = {"P@10": "P_10", "MAP": "map", "nDCG@10": "ndcg_cut_10", "MRR": "recip_rank"}
+DPI = 150
+
+
+def audit_files(
+    qrels_path: str,
+    run_paths: Sequence[str],
+    out: str,
+    conventions: Mapping[str, Mapping | None] = DEFAULT_GRID,
+    B: int = 10_000,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> str:
+    """Write every artefact under `out` and return the text summary (checks first)."""
+    folder = Path(out)
+    qrels = trec.read_qrels(qrels_path)
+    runs = [trec.read_run(path) for path in run_paths]
+    names = _names(run_paths, runs)
+    grid = conventions_from_config(conventions)
+    eval_paths, long_tables, checks = [], [], []
+    for name, run, path in zip(names, runs, run_paths, strict=True):
+        table = evaluate(qrels, run, grid, MeasureSpec(), name)
+        eval_paths.append(str(folder / "eval" / f"{name}.tsv"))
+        write_long_table(eval_paths[-1], table)
+        long_tables.append(table)
+        checks += input_checks(qrels, run, name, path)
+    audited = audit.write(
+        eval_paths, HEADLINE, conventions, _paths(folder / "audit" / "conventions", ("md", "csv"))
+    )
+    tie_paths = _paths(folder / "tables" / "tiebreak", tables.FORMATS)
+    ties.write_tie_table(qrels_path, run_paths, eval_paths, conventions, tie_paths)
+    curve_outputs = {
+        f"{rule}_{kind}": str(
+            folder / ("plots" if kind in ("png", "svg") else "tables") / f"curves_{rule}.{kind}"
+        )
+        for rule in curves.interpolation_conventions(conventions)
+        for kind in (*tables.FORMATS, "png", "svg")
+    }
+    curves.write_curves(eval_paths, conventions, curve_outputs, DPI)
+    plot = folder / "plots" / "conventions"
+    plots.write_conventions_plot(
+        eval_paths, HEADLINE, conventions, f"{plot}.png", f"{plot}.svg", DPI
+    )
+    flips = pd.DataFrame()
+    if len(names) > 1:
+        settings = {
+            "pairs": list(itertools.combinations(names, 2)),
+            "measures": list(HEADLINE.values()),
+            "tests": ["t"],
+            "B": B,
+            "seed": seed,
+            "alpha": alpha,
+            "correction": "holm",
+        }
+        paths = {
+            "tests": str(folder / "compare" / "tests.tsv"),
+            "flips": str(folder / "compare" / "flips.tsv"),
+            "md": str(folder / "compare" / "flips.md"),
+        }
+        comparisons = audit.write_comparisons(eval_paths, conventions, settings, paths)
+        flips = audit.conclusion_flips(comparisons)
+    tie_frame = pd.read_csv(tie_paths["csv"], index_col=0)
+    return render_summary(checks, audited, tie_frame, flips, folder)
+
+
+def _names(paths: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[str]:
+    """Each run's tag, or its file name when tags repeat (names must tell runs apart)."""
+    tags = [
+        str(run["tag"].iloc[0]) if len(run) else Path(p).stem
+        for p, run in zip(paths, runs, strict=True)
+    ]
+    if len(set(tags)) == len(tags):
+        return tags
+    stems = [Path(p).name for p in paths]
+    if len(set(stems)) == len(stems):
+        return stems
+    return [f"run{i + 1}" for i in range(len(paths))]
+
+
+def _paths(stem: Path, kinds: Sequence[str]) -> dict[str, str]:
+    return {kind: f"{stem}.{kind}" for kind in kinds}
+
+
+def input_checks(qrels: pd.DataFrame, run: pd.DataFrame, name: str, path: str) -> list[str]:
+    """Problems the numbers depend on, stated instead of absorbed."""
+    p = prepare(qrels, run)
+    ranking, _, _, notes = rank(p, Convention(duplicates="first"))
+    lines = []
+    if notes.run_topics_without_qrels:
+        lines.append(
+            f"{name}: {len(notes.run_topics_without_qrels)} topics have no judgments "
+            f"and are skipped: {_few(notes.run_topics_without_qrels)}"
+        )
+    if notes.qrels_topics_without_run:
+        lines.append(
+            f"{name}: {len(notes.qrels_topics_without_run)} judged topics are missing "
+            f"from the run (they count only under -c): {_few(notes.qrels_topics_without_run)}"
+        )
+    if notes.duplicates_dropped:
+        lines.append(
+            f"{name}: {notes.duplicates_dropped} duplicate documents "
+            "(trec_eval refuses the file; irscore kept the first of each)"
+        )
+    top = ranking.rank <= 10
+    unjudged = np.unique(ranking.topic_of_row[top & ~ranking.judged])
+    if len(unjudged):
+        lines.append(
+            f"{name}: {len(unjudged)} of {len(ranking.topics)} topics have unjudged "
+            "documents in the top 10 (counted as non-relevant)"
+        )
+    return lines
+
+
+def _few(items: Sequence[str], shown: int = 8) -> str:
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return ", ".join(items[:shown]) + more
+
+
+def render_summary(
+    checks: Sequence[str],
+    audited: pd.DataFrame,
+    tie_frame: pd.DataFrame,
+    flips: pd.DataFrame,
+    folder: Path,
+) -> str:
+    """The terminal summary: checks, then what moves the numbers, then what flips."""
+    lines = ["checks:", *(f"  {c}" for c in checks or ["none"]), "findings:"]
+    ap = audited[audited["measure"] == "map"]
+    tie_names = [n for n in ap["convention"].unique() if n.startswith("tie_")]
+    ties_only = ap[ap["convention"].isin(tie_names)]
+    if len(ties_only):
+        worst = ties_only.loc[ties_only["difference"].abs().idxmax()]
+        lines.append(
+            f"  MAP changes by up to {abs(worst['difference']):.4g} with the tie-break "
+            f"({worst['run']}, {worst['convention']})"
+        )
+    for run, row in tie_frame.iterrows():
+        lines.append(
+            f"  {run}: {int(row[ties.TIED_IN_TOP])} topics have ties in the top {ties.TOP}"
+        )
+    others = ap[~ap["convention"].isin(["reference", *tie_names])]
+    if len(others):
+        biggest = others.loc[others["difference"].abs().idxmax()]
+        lines.append(
+            f"  the largest MAP shift of any convention: {biggest['difference']:+.4f} "
+            f"({biggest['run']}, {biggest['convention']}: {biggest['description']})"
+        )
+    swapped = audited[audited["order_changes"]].drop_duplicates(["measure", "convention"])
+    for row in swapped.itertuples(index=False):
+        lines.append(
+            f"  the order of the runs by {row.measure} flips under {row.convention} "
+            f"({row.description}): {row.run_order}"
+        )
+    unique_flips = (
+        flips.drop_duplicates(["measure", "run_a", "run_b", "convention"]) if len(flips) else flips
+    )
+    for row in unique_flips.itertuples(index=False):
+        lines.append(
+            f"  {row.measure}, {row.run_a} vs {row.run_b}: '{row.conclusion_reference}' "
+            f"becomes '{row.conclusion}' under {row.convention}"
+        )
+    if len(lines) == len(checks or ["none"]) + 2:
+        lines.append("  no convention changes any headline mean")
+    lines.append(f"written under {folder}/")
+    return "\n".join(lines) + "\n"
