@@ -11,8 +11,8 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/retrieve.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/compare.smk"
-include: "workflow/rules/report.smk"
 include: "workflow/rules/published.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:

@@ -14,4 +14,5 @@ with logging_to(snakemake.log[0]):
         curves=snakemake.input.curves,
         interpolations=snakemake.params.interpolations,
         audit=snakemake.input.audit,
+        appendix=snakemake.input.appendix,
     )

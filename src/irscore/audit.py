@@ -61,7 +61,8 @@ def convention_audit(
         for convention in conventions:
             name = name_under(measure, convention)
             means = {run: _mean(values, convention.name, name, run) for run in runs}
-            order = _run_order(means)
+            undefined = all(np.isnan(v) for v in means.values())
+            order = "n/a" if undefined else _run_order(means)
             for run in runs:
                 changed, largest = _topic_changes(values, convention.name, name, measure, run)
                 rows.append(
@@ -76,7 +77,7 @@ def convention_audit(
                         changed,
                         largest,
                         order,
-                        order != reference_order,
+                        not undefined and order != reference_order,
                     )
                 )
     return pd.DataFrame(rows, columns=COLUMNS)

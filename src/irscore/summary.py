@@ -121,10 +121,11 @@ def write(
     curves: Sequence[str] = (),
     interpolations: Sequence[str] = (),
     audit: str | None = None,
+    appendix: Sequence[str] = (),
 ) -> None:
     """Regenerate the summary from the qrels, the long tables and the cross-checks, adding
-    the tie-break table, the 11-point tables (`curves`, one per rule of `interpolations`)
-    and the convention audit (Markdown files) when given."""
+    the tie-break table, the 11-point tables (`curves`, one per rule of `interpolations`),
+    the convention audit and the `appendix` documents (Markdown files) when given."""
     qrels = trec.read_qrels(qrels_path)
     counts = qrels["grade"].value_counts().sort_index()
     grades = ", ".join(f"{int(g)}: {int(n):,}" for g, n in counts.items())
@@ -137,6 +138,7 @@ def write(
         sections.append(curves_section(texts))
     if audit:
         sections.append(demoted(_read(audit)))
+    sections += [demoted(_read(path)) for path in appendix]
     text = render(
         dataset_facts(qrels), headline, crosscheck_line(crosscheck_paths), grades, sections
     )

@@ -6,7 +6,12 @@ rule convention_audit:
         evals=expand("results/eval/{run}.tsv", run=run_names()),
         code=package_sources("audit.py", "evaluate.py", "conventions.py"),
     output:
-        md="results/audit/conventions.md",
+        md=report(
+            "results/audit/conventions.md",
+            caption="../report/audit.rst",
+            category="7. Conventions and conclusions",
+            labels={"table": "convention audit"},
+        ),
         csv="results/audit/conventions.csv",
     log:
         "results/logs/convention_audit.log",
@@ -29,7 +34,12 @@ rule compare:
     output:
         tests="results/compare/tests.tsv",
         flips="results/compare/flips.tsv",
-        md="results/compare/flips.md",
+        md=report(
+            "results/compare/flips.md",
+            caption="../report/flips.rst",
+            category="7. Conventions and conclusions",
+            labels={"table": "conclusions that flip"},
+        ),
     log:
         "results/logs/compare.log",
     conda:

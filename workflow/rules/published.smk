@@ -15,7 +15,12 @@ rule published:
             "published.py", "crosscheck.py", "evaluate.py", "tables.py", "trec.py"
         ),
     output:
-        comparison_md="results/published/comparison.md",
+        comparison_md=report(
+            "results/published/comparison.md",
+            caption="../report/published.rst",
+            category="8. Published figures",
+            labels={"table": "published vs regenerated"},
+        ),
         comparison_csv="results/published/comparison.csv",
         ir_measures_md="results/published/ir_measures.md",
         ir_measures_csv="results/published/ir_measures.csv",

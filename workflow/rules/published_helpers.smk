@@ -29,3 +29,9 @@ def published_targets():
         name=["comparison", "ir_measures"],
         ext=["md", "csv"],
     )
+
+
+def summary_appendix():
+    """Documents appended to results/summary.md: flipped conclusions, published figures."""
+    published = ["results/published/comparison.md"] if PUBLISHED else []
+    return ["results/compare/flips.md", *published]

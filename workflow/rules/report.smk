@@ -204,6 +204,7 @@ rule summary:
             "results/tables/curves_{interpolation}.md", interpolation=INTERPOLATIONS
         ),
         audit="results/audit/conventions.md",
+        appendix=summary_appendix(),
         code=package_sources("summary.py", "tables.py", "ties.py", "evaluate.py"),
     output:
         report(
