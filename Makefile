@@ -32,5 +32,5 @@ lint: $(STAMP)
 	$(VENV)/bin/snakefmt --check Snakefile workflow
 	$(VENV)/bin/snakemake --lint
 
-clean:
-	rm -rf results/data results/runs results/eval results/crosscheck results/tables results/logs
+clean:  # everything under results/ but the committed summary.md
+	find results -mindepth 1 -maxdepth 1 ! -name summary.md -exec rm -rf {} +
