@@ -16,43 +16,17 @@ import pytrec_eval
 from irscore import trec
 from irscore.conventions import Convention
 from irscore.evaluate import evaluate
-from irscore.measures import MIN_GEO_MEAN, MeasureSpec, spec_from_config
+from irscore.measures import MIN_GEO_MEAN, TREC_FAMILIES, MeasureSpec, spec_from_config
 
 TOLERANCE = 1e-9
 COLUMNS = ["topic", "measure", "irscore", "pytrec_eval", "difference", "agrees"]
 _CUT_FAMILIES = ("P", "recall", "ndcg_cut", "map_cut", "success", "relative_P", "Rprec_mult")
-_PLAIN = (
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "11pt_avg",
-    "ndcg",
-    "infAP",
-    "gm_bpref",
-    "binG",
-    "G",
-    "ndcg_rel",
-    "Rndcg",
-    "set_P",
-    "set_relative_P",
-    "set_recall",
-    "set_map",
-    "num_nonrel_judged_ret",
-    # compared only with trec_eval's default parameters: pytrec_eval names them
-    # `utility` and `set_F` whatever the parameters, and mis-parses utility's
-    "utility",
-    "set_F",
-)
+# Every trec_eval family irscore computes is cross-checked; utility and set_F only with
+# trec_eval's default parameters (pytrec_eval names them plainly whatever the parameters,
+# and mis-parses utility's).
+COMPARABLE = TREC_FAMILIES
+_PLAIN = tuple(sorted(COMPARABLE - set(_CUT_FAMILIES)))
 _GEOMETRIC = ("gm_map", "gm_bpref")
-
-COMPARABLE = frozenset(_PLAIN) | frozenset(_CUT_FAMILIES)
 
 
 def _comparable(spec: MeasureSpec) -> frozenset[str]:

@@ -98,6 +98,47 @@ class Ranking:
         return self.cache[key]
 
 
+# trec_eval's measure families in its print order (measures.c), and its nicknames.
+TREC_ORDER = [
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "relstring",
+    "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "binG",
+    "G",
+    "ndcg",
+    "ndcg_rel",
+    "Rndcg",
+    "ndcg_cut",
+    "map_cut",
+    "relative_P",
+    "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+]
+# The trec_eval families irscore computes (all but relstring's strings): the default set.
+TREC_FAMILIES = frozenset(TREC_ORDER) - {"runid", "relstring"}
+
+
 @dataclass(frozen=True)
 class MeasureSpec:
     """Which measures to compute, and their cut-offs and parameters (trec_eval's defaults).
@@ -119,44 +160,7 @@ class MeasureSpec:
     set_F: str | None = None
     judged: tuple[int, ...] = (10,)
     err: tuple[int, ...] = (20,)
-    families: frozenset[str] = field(
-        default_factory=lambda: frozenset(
-            {
-                "num_q",
-                "num_ret",
-                "num_rel",
-                "num_rel_ret",
-                "map",
-                "gm_map",
-                "Rprec",
-                "bpref",
-                "recip_rank",
-                "iprec_at_recall",
-                "11pt_avg",
-                "P",
-                "recall",
-                "ndcg",
-                "ndcg_cut",
-                "map_cut",
-                "success",
-                "infAP",
-                "gm_bpref",
-                "Rprec_mult",
-                "utility",
-                "binG",
-                "G",
-                "ndcg_rel",
-                "Rndcg",
-                "relative_P",
-                "set_P",
-                "set_relative_P",
-                "set_recall",
-                "set_map",
-                "set_F",
-                "num_nonrel_judged_ret",
-            }
-        )
-    )
+    families: frozenset[str] = TREC_FAMILIES
 
 
 def spec_from_config(config: dict) -> MeasureSpec:
@@ -720,49 +724,12 @@ class MeasureError(ValueError):
     """A measure request that irscore does not know or cannot compute."""
 
 
-# trec_eval's measure families in its print order (measures.c), and its nicknames.
-TREC_ORDER = [
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-    "relstring",
-    "recall",
-    "infAP",
-    "gm_bpref",
-    "Rprec_mult",
-    "utility",
-    "11pt_avg",
-    "binG",
-    "G",
-    "ndcg",
-    "ndcg_rel",
-    "Rndcg",
-    "ndcg_cut",
-    "map_cut",
-    "relative_P",
-    "success",
-    "set_P",
-    "set_relative_P",
-    "set_recall",
-    "set_map",
-    "set_F",
-    "num_nonrel_judged_ret",
-]
 OFFICIAL = TREC_ORDER[: TREC_ORDER.index("P") + 1]
 ALL_TREC = tuple(TREC_ORDER)
 EXTRA = ("ndcg_exp", "ndcg_exp_cut", "err", "judged")
 # relstring (the first grades of the ranking as a string, printed per topic only)
 # is not a number, so it has no place in the long table of values: not implemented.
-IMPLEMENTED = frozenset(MeasureSpec().families) | {"runid", *EXTRA}
+IMPLEMENTED = TREC_FAMILIES | {"runid", *EXTRA}
 ALL_FAMILIES = IMPLEMENTED - {"runid"}
 CUTOFF_FAMILIES = (
     "P",
