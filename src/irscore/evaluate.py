@@ -7,11 +7,13 @@ grid of conventions shares the parsing and the joins.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -48,6 +50,25 @@ class Prepared:
     has_duplicates: bool = False
     source: str = "run"
     orders: dict = field(default_factory=dict, repr=False, compare=False)
+    rankings: dict = field(default_factory=dict, repr=False, compare=False)
+    grades: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def has_qrels(self) -> np.ndarray:
+        """Per topic code: True when the qrels judge the topic."""
+        return _topic_flags(self.topics, self.qrels_topic)
+
+    @cached_property
+    def has_run(self) -> np.ndarray:
+        """Per topic code: True when the run retrieves for the topic."""
+        return _topic_flags(self.topics, self.run_topic)
+
+
+def _topic_flags(topics: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """True for each topic code that occurs in `codes`."""
+    flags = np.zeros(len(topics), dtype=bool)
+    flags[codes] = True
+    return flags
 
 
 @dataclass
@@ -132,6 +153,13 @@ def map_grades(grades: np.ndarray, mapping: str) -> np.ndarray:
     return out
 
 
+def _grades(p: Prepared, mapping: str) -> tuple[np.ndarray, np.ndarray]:
+    """The qrels' and the run rows' grades under a grade mapping (memoised on `p`)."""
+    if mapping not in p.grades:
+        p.grades[mapping] = (map_grades(p.qrels_grade, mapping), map_grades(p.run_grade, mapping))
+    return p.grades[mapping]
+
+
 def _numeric_key(p: Prepared, notes: Notes) -> np.ndarray:
     """Docnos in ascending numeric order where numeric, the rest after them in string order.
 
@@ -163,7 +191,7 @@ def _order(p: Prepared, c: Convention, has_qrels: np.ndarray, grade: np.ndarray,
     `p`: a grid of conventions sorts once per distinct tie-break.
     """
     memo_key = (
-        c.tie_break,
+        "docno_desc" if c.tie_break == "expected" else c.tie_break,  # the same order
         c.score_precision,
         c.mistake == "rank_column_trusted",
         c.duplicates,
@@ -175,25 +203,70 @@ def _order(p: Prepared, c: Convention, has_qrels: np.ndarray, grade: np.ndarray,
             kept = _first_occurrences(p, rows)
             notes.duplicates_dropped = len(rows) - len(kept)
             rows = kept
-        p.orders[memo_key] = (_sorted_rows(p, rows, c, grade, notes), notes)
+        p.orders[memo_key] = (_sorted_rows(p, rows, c, has_qrels, grade, notes), notes)
     order, first_notes = p.orders[memo_key]
     notes.non_numeric_docnos = first_notes.non_numeric_docnos
     notes.duplicates_dropped = first_notes.duplicates_dropped
     return order
 
 
-def _sorted_rows(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, notes: Notes):
+def _sorted_rows(
+    p: Prepared,
+    rows: np.ndarray,
+    c: Convention,
+    has_qrels: np.ndarray,
+    grade: np.ndarray,
+    notes: Notes,
+) -> np.ndarray:
+    """`rows` sorted by topic, score descending at the convention's precision, then tie-break.
+
+    Only the reference order (float32 scores, docno descending) is a full sort.
+    Every other tie-break, and float64 scores, only reorder rows within its
+    groups of equal topic and float32 score (float32 rounding is monotone, so
+    float64 refines those groups): a stable sort of nearly sorted keys.
+    """
     topic = p.run_topic[rows]
     if c.mistake == "rank_column_trusted":
-        return rows[np.lexsort((rows, p.run_rank[rows], topic))]
-    tie = _tie_key(p, rows, c, grade, notes)
-    score = p.run_score[rows]
-    if c.score_precision == "float32":
-        packed = _packed_order(topic, score, tie)
-        if packed is not None:
-            return rows[packed]
-        score = score.astype(np.float32).astype(np.float64)
-    return rows[np.lexsort((tie, -score, topic))]
+        rank = p.run_rank[rows]
+        return rows[_within_groups(topic, rank - rank.min() if len(rank) else rank)]
+    if c.tie_break in ("docno_desc", "expected") and c.score_precision == "float32":
+        tie = len(p.docnos) - 1 - p.run_doc[rows]
+        return rows[_reference_order(topic, p.run_score[rows], tie)]
+    reference = replace(c, tie_break="docno_desc", score_precision="float32")
+    base = _order(p, reference, has_qrels, grade, Notes())
+    score32 = p.run_score[base].astype(np.float32)
+    base_topic = p.run_topic[base]
+    new = np.r_[True, (base_topic[1:] != base_topic[:-1]) | (score32[1:] != score32[:-1])]
+    group = np.cumsum(new) - 1
+    order = np.arange(len(base))
+    if c.tie_break not in ("docno_desc", "expected"):
+        tie = np.zeros(len(p.run_topic), dtype=np.int64)
+        tie[rows] = _tie_key(p, rows, c, grade, notes)
+        order = _within_groups(group, tie[base])
+    if c.score_precision == "float64":
+        ascending = _ordered_bits(p.run_score[base[order]])
+        group_top = np.maximum.reduceat(ascending, np.flatnonzero(new)) if len(base) else ascending
+        order = order[_within_groups(group, group_top[group] - ascending)]
+    return base[order]
+
+
+def _within_groups(group: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """The stable order by (group, key) of non-negative integer arrays: one sort of a
+    packed 64-bit key when both fit in it (fast on the nearly sorted keys here)."""
+    if len(group) == 0:
+        return np.arange(0)
+    key_bits = int(key.max()).bit_length()
+    if int(group.max()).bit_length() + key_bits <= 63:
+        packed = (group.astype(np.uint64) << np.uint64(key_bits)) | key.astype(np.uint64)
+        return np.argsort(packed, kind="stable")
+    return np.lexsort((key, group))
+
+
+def _ordered_bits(score: np.ndarray) -> np.ndarray:
+    """float64 scores as uint64 keys that sort like the floats (-0.0 as 0.0)."""
+    bits = (score + 0.0).view(np.uint64)
+    negative = bits >> np.uint64(63) == 1
+    return np.where(negative, ~bits, bits | np.uint64(1 << 63))
 
 
 def _tie_key(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, notes: Notes):
@@ -209,8 +282,12 @@ def _tie_key(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, no
         return _numeric_key(p, notes)[rows]
     if tie == "file_order":
         return np.arange(len(rows))  # `rows` is in file order
-    if tie == "rank":
-        by_rank = np.argsort(p.run_rank[rows], kind="stable")  # equal ranks: file order
+    if tie == "rank":  # equal ranks: file order
+        rank = p.run_rank[rows]
+        low = int(rank.min()) if len(rows) else 0
+        if len(rows) and (int(rank.max()) - low + 1) * len(rows) < 2**62:
+            return (rank - low) * len(rows) + np.arange(len(rows))
+        by_rank = np.argsort(rank, kind="stable")
         key = np.empty(len(rows), dtype=np.int64)
         key[by_rank] = np.arange(len(rows))
         return key
@@ -218,6 +295,14 @@ def _tie_key(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, no
     top = int(usefulness.max()) if len(rows) else 0
     rank_in_tie = top - usefulness if tie == "optimistic" else usefulness + 1
     return rank_in_tie * n_docs + (n_docs - 1 - doc)
+
+
+def _reference_order(topic: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.ndarray:
+    """The order by topic, float32 score descending, then `tie` (ascending)."""
+    packed = _packed_order(topic, score, tie)
+    if packed is not None:
+        return packed
+    return np.lexsort((tie, -score.astype(np.float32).astype(np.float64), topic))
 
 
 def _packed_order(topic: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.ndarray | None:
@@ -251,20 +336,47 @@ def _first_occurrences(p: Prepared, rows: np.ndarray) -> np.ndarray:
     return rows[np.sort(first)]
 
 
+# Convention fields that act after ranking (in `measures.compute` or `evaluate_one`):
+# conventions differing only in these share one Ranking and its memoised measures.
+_AFTER_RANKING = {
+    "name": "",
+    "description": "",
+    "topics": REFERENCE.topics,
+    "gain": REFERENCE.gain,
+    "interpolation": REFERENCE.interpolation,
+    "gmax": REFERENCE.gmax,
+    "no_relevant_topics": REFERENCE.no_relevant_topics,
+}
+_MISTAKES_AFTER_RANKING = ("ap_over_retrieved", "ideal_from_run", "topics_from_run")
+
+
+def _ranking_key(c: Convention) -> Convention:
+    """The convention with every decision taken after ranking reset to the reference's."""
+    mistake = None if c.mistake in _MISTAKES_AFTER_RANKING else c.mistake
+    return replace(c, mistake=mistake, **_AFTER_RANKING)
+
+
 def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, Notes]:
     """The ranking a convention evaluates, its sorted run rows and topic codes, and notes.
 
     Only topics with judgments are ranked; run topics without judgments are
     listed in the notes. Under -c the qrels topics missing from the run are
-    added by `evaluate_one` as topics with nothing retrieved.
+    added by `evaluate_one` as topics with nothing retrieved; topics without
+    relevant documents stay (`evaluate_one` skips them when the convention
+    says so). Rankings are memoised on `p` by the decisions that shape them
+    (`_ranking_key`).
     """
+    key = _ranking_key(c)
+    if key not in p.rankings:
+        p.rankings[key] = _rank(p, key)
+    ranking, rows, evaluated, notes = p.rankings[key]
+    return ranking, rows, evaluated, copy.deepcopy(notes)
+
+
+def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, Notes]:
     notes = Notes()
-    q_grade = map_grades(p.qrels_grade, c.grades)
-    r_grade = map_grades(p.run_grade, c.grades)
-    has_qrels = np.zeros(len(p.topics), dtype=bool)
-    has_qrels[p.qrels_topic] = True
-    has_run = np.zeros(len(p.topics), dtype=bool)
-    has_run[p.run_topic] = True
+    q_grade, r_grade = _grades(p, c.grades)
+    has_qrels, has_run = p.has_qrels, p.has_run
     notes.run_topics_without_qrels = [str(t) for t in p.topics[has_run & ~has_qrels]]
     notes.qrels_topics_without_run = [str(t) for t in p.topics[has_qrels & ~has_run]]
 
@@ -276,29 +388,19 @@ def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, N
     evaluated = topic[starts]
     if c.depth is not None and c.tie_break != "expected":  # expected cuts after grouping ties
         position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
-        rows = rows[position < c.depth]
+        within = position < c.depth
+        rows, topic = rows[within], topic[within]
     if c.duplicates == "error" and p.has_duplicates:
         _check_duplicates(p, rows)
     grade = r_grade[rows]
     judged = (grade != NOT_JUDGED) & (grade >= 0)
     if c.judged_only:
-        rows, grade, judged = rows[judged], grade[judged], judged[judged]
-    topic = p.run_topic[rows]
+        rows, grade, topic, judged = rows[judged], grade[judged], topic[judged], judged[judged]
 
     q_judged = q_grade >= 0
     level = max(c.rel_level, 0)
     num_rel = np.bincount(p.qrels_topic[q_grade >= level], minlength=len(p.topics))
     num_nonrel = np.bincount(p.qrels_topic[q_judged & (q_grade < level)], minlength=len(p.topics))
-    if c.no_relevant_topics == "skip":
-        keep_topic = num_rel[evaluated] > 0
-        evaluated = evaluated[keep_topic]
-        keep_row = num_rel[topic] > 0
-        rows, grade, judged, topic = (
-            rows[keep_row],
-            grade[keep_row],
-            judged[keep_row],
-            topic[keep_row],
-        )
     index_of = np.full(len(p.topics), -1, dtype=np.int64)
     index_of[evaluated] = np.arange(len(evaluated))
     counts = np.bincount(index_of[topic], minlength=len(evaluated))
@@ -323,7 +425,6 @@ def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, N
         ideal_grade=ideal_grades[ideal_order],
         ideal_starts=np.concatenate(([0], np.cumsum(ideal_counts))),
         rel_level=c.rel_level,
-        gain=c.gain,
         tie_group=tie_group,
         in_pool=grade != NOT_JUDGED,
     )
@@ -348,10 +449,16 @@ def evaluate_one(
     """Per-topic values {measure: array}, the topic names, the `all` values, and notes."""
     ranking, _rows, evaluated, notes = rank(p, c)
     if c.tie_break == "expected":
-        values = tie_aware.compute(ranking, spec, c.depth)
+        values = tie_aware.compute(ranking, spec, c.depth, c.gain)
     else:
-        values = measures.compute(ranking, spec, c.interpolation, c.mistake, c.gmax)
+        values = measures.compute(
+            ranking.pooled(), spec, c.interpolation, c.mistake, c.gmax, c.gain
+        )
     topics = ranking.topics
+    if c.no_relevant_topics == "skip":  # per-topic values do not depend on other topics
+        keep = ranking.num_rel > 0
+        values = {name: array[keep] for name, array in values.items()}
+        topics, evaluated = topics[keep], evaluated[keep]
     num_rel_all = None
     if c.complete:
         q_grade = map_grades(p.qrels_grade, c.grades)
@@ -393,7 +500,14 @@ def evaluate(
     spec = spec or MeasureSpec()
     p = prepare(qrels, run)
     name = run_name or _run_tag(run)
-    return concat_long([long_table(name, c, *evaluate_one(p, c, spec)[:3]) for c in conventions])
+    keys = [_ranking_key(c) for c in conventions]
+    last_use = {key: i for i, key in enumerate(keys)}
+    tables = []
+    for i, c in enumerate(conventions):
+        tables.append(long_table(name, c, *evaluate_one(p, c, spec)[:3]))
+        if last_use[keys[i]] == i:  # no later convention shares this ranking: free it
+            del p.rankings[keys[i]]
+    return concat_long(tables)
 
 
 def concat_long(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:

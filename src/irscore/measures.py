@@ -9,8 +9,9 @@ the reference convention agrees with pytrec_eval to the last bits.
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -39,8 +40,11 @@ class Ranking:
     RELVALUE_UNJUDGED, "in the pool but not judged", which infAP counts), False
     when it has none (RELVALUE_NONPOOL); None means "same as `judged`".
     `ideal_grade` holds, per topic, the grades of all judged documents with a
-    positive grade, sorted descending (the ideal ranking); `gain` is the gain
-    of the `ndcg` family.
+    positive grade, sorted descending (the ideal ranking). `cache` holds the
+    measures already computed on this ranking (see `per_ranking`).
+
+    A ranking may hold only some of its rows (`pooled`): then `row_rank` gives
+    each row's rank and `num_ret` the number of documents retrieved per topic.
     """
 
     topics: np.ndarray
@@ -52,23 +56,65 @@ class Ranking:
     ideal_grade: np.ndarray
     ideal_starts: np.ndarray
     rel_level: int = 1
-    gain: str = "linear"
     tie_group: np.ndarray | None = None
     in_pool: np.ndarray | None = None
+    row_rank: np.ndarray | None = None
+    num_ret: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def lengths(self) -> np.ndarray:
-        return np.diff(self.starts)
+        """Documents retrieved per topic."""
+        return np.diff(self.starts) if self.num_ret is None else self.num_ret
 
     @cached_property
     def topic_of_row(self) -> np.ndarray:
-        return np.repeat(np.arange(len(self.topics)), self.lengths)
+        return np.repeat(np.arange(len(self.topics)), np.diff(self.starts))
 
     @cached_property
     def rank(self) -> np.ndarray:
         """1-based rank of each row within its topic."""
+        if self.row_rank is not None:
+            return self.row_rank
         return np.arange(len(self.grade)) - self.starts[self.topic_of_row] + 1
+
+    def pooled(self) -> Ranking:
+        """This ranking with only its pool rows (judged, or with a qrels line).
+
+        Documents without a qrels line add nothing to any sum and matter to the
+        measures of `compute` only through the ranks of the others, which are
+        kept: the same values from a fraction of the rows (1% on Cranfield).
+        """
+        if "pooled" not in self.cache:
+            keep = np.flatnonzero(self.pool)
+            counts = np.bincount(self.topic_of_row[keep], minlength=len(self.topics))
+            self.cache["pooled"] = replace(
+                self,
+                starts=np.concatenate(([0], np.cumsum(counts))),
+                grade=self.grade[keep],
+                judged=self.judged[keep],
+                in_pool=None if self.in_pool is None else self.in_pool[keep],
+                tie_group=None,
+                row_rank=self.rank[keep],
+                num_ret=self.lengths,
+                cache={},
+            )
+        return self.cache["pooled"]
+
+    @cached_property
+    def _rank_key(self) -> tuple[np.ndarray, int]:
+        """(topic, rank) of each row as one ascending integer, and the rank's stride."""
+        stride = int(self.lengths.max()) + 1 if len(self.topics) else 1
+        return self.topic_of_row * stride + self.rank, stride
+
+    def last_row(self, topic: np.ndarray, depth: np.ndarray) -> np.ndarray:
+        """Index of the last row of each `topic` ranked at or above `depth` (-1: none)."""
+        depth = np.minimum(np.asarray(depth, dtype=np.int64), self.lengths[topic])
+        if self.row_rank is None:
+            return np.where(depth > 0, self.starts[topic] + depth - 1, -1)
+        key, stride = self._rank_key
+        last = np.searchsorted(key, topic * stride + np.maximum(depth, 0), side="right") - 1
+        return np.where((depth > 0) & (last >= self.starts[topic]), last, -1)
 
     @cached_property
     def rel(self) -> np.ndarray:
@@ -80,6 +126,17 @@ class Ranking:
         return _cumulative(self, self.rel)
 
     @cached_property
+    def rel_rows(self) -> np.ndarray:
+        """Indices of the relevant rows (most rows are not: measures work on these)."""
+        return np.flatnonzero(self.rel)
+
+    @cached_property
+    def num_rel_ret(self) -> np.ndarray:
+        """Relevant documents retrieved, per topic."""
+        topic = self.topic_of_row[self.rel_rows]
+        return np.bincount(topic, minlength=len(self.topics)).astype(np.float64)
+
+    @cached_property
     def pool(self) -> np.ndarray:
         """Rows with a qrels line (judged, or a negative grade: in the pool, unjudged)."""
         return self.judged if self.in_pool is None else self.in_pool | self.judged
@@ -87,15 +144,42 @@ class Ranking:
     @cached_property
     def precision_at_rel(self) -> np.ndarray:
         """Precision at each relevant row's rank; 0 on the other rows (AP's summands)."""
-        return np.where(self.rel, self.cumrel / self.rank, 0.0)
+        out = np.zeros(len(self.grade))
+        rows = self.rel_rows
+        out[rows] = self.cumrel[rows] / self.rank[rows]
+        return out
 
     def discounted_gain(self, gain: str) -> np.ndarray:
         """gain / log2(rank + 1) of each row, 0 for unjudged rows and grades <= 0."""
         key = ("discounted", gain)
         if key not in self.cache:
-            values = np.where(self.judged, gains_of(self.grade, gain), 0.0)
-            self.cache[key] = values / np.log2(self.rank + 1.0)
+            rows = np.flatnonzero(self.judged & (self.grade > 0))
+            values = np.zeros(len(self.grade))
+            values[rows] = gains_of(self.grade[rows], gain) / np.log2(self.rank[rows] + 1.0)
+            self.cache[key] = values
         return self.cache[key]
+
+
+def per_ranking(function: Callable) -> Callable:
+    """Memoise a measure on the ranking it is computed from, keyed by its arguments.
+
+    Conventions that differ only after ranking (gain, interpolation, the AP
+    denominator, -c) share one Ranking, so each row-level computation runs once
+    per grid; results are made read-only, as several conventions hold them.
+    """
+
+    @functools.wraps(function)
+    def memoised(r: Ranking, *args):
+        key = (function.__name__, *args)
+        if key not in r.cache:
+            value = function(r, *args)
+            for array in value if isinstance(value, tuple) else (value,):
+                if isinstance(array, np.ndarray):
+                    array.flags.writeable = False
+            r.cache[key] = value
+        return r.cache[key]
+
+    return memoised
 
 
 # trec_eval's measure families in its print order (measures.c), and its nicknames.
@@ -256,12 +340,11 @@ class _Running:
         return cls(rows, _segment_cumsum(values[rows], offsets))
 
     def at(self, r: Ranking, topic: np.ndarray, depth: np.ndarray) -> np.ndarray:
-        """The running sum of each `topic` over its top `depth` rows (0 for depth 0)."""
-        depth = np.minimum(depth, r.lengths[topic])
-        first = r.starts[topic]
-        last = np.searchsorted(self.rows, first + depth - 1, side="right") - 1
-        found = (depth > 0) & (last >= 0)
-        found[found] = self.rows[last[found]] >= first[found]  # a row of this topic
+        """The running sum of each `topic` over its top `depth` ranks (0 for depth 0)."""
+        end = r.last_row(topic, depth)
+        last = np.searchsorted(self.rows, end, side="right") - 1
+        found = (end >= 0) & (last >= 0)
+        found[found] = self.rows[last[found]] >= r.starts[topic[found]]  # a row of this topic
         return np.where(found, self.sums[np.maximum(last, 0)] if len(self.sums) else 0.0, 0.0)
 
     def at_cutoff(self, r: Ranking, k: np.ndarray | int) -> np.ndarray:
@@ -282,11 +365,17 @@ def _at_cutoff(
 ) -> np.ndarray:
     """Each topic's cumulative value at rank min(k, length); 0 where that is rank 0.
 
-    `starts` gives other per-topic offsets than the ranking's (the ideal ranking's).
+    `starts` gives other per-topic offsets than the ranking's (the ideal ranking's,
+    whose rows are its ranks).
     """
-    starts = r.starts if starts is None else starts
-    depth = np.minimum(np.asarray(k, dtype=np.int64), np.diff(starts))
     out = np.zeros(len(r.topics), dtype=np.float64)
+    if starts is None:
+        topics = np.arange(len(r.topics))
+        last = r.last_row(topics, np.broadcast_to(np.asarray(k, dtype=np.int64), topics.shape))
+        has = last >= 0
+        out[has] = cumulative[last[has]]
+        return out
+    depth = np.minimum(np.asarray(k, dtype=np.int64), np.diff(starts))
     has = depth > 0
     out[has] = cumulative[(starts[:-1] + depth - 1)[has]]
     return out
@@ -330,7 +419,8 @@ def interpolation_counts(level_tenths: int, num_rel: np.ndarray, rule: str) -> n
     return np.where(product - floor >= 0.5, floor + 1, floor).astype(np.int64)
 
 
-def interpolated_precision(r: Ranking, rule: str) -> list[np.ndarray]:
+@per_ranking
+def interpolated_precision(r: Ranking, rule: str) -> tuple[np.ndarray, ...]:
     """Interpolated precision at the 11 recall levels, one array over topics per level.
 
     The value is the maximum precision at any rank at or below the rank of the
@@ -338,7 +428,7 @@ def interpolated_precision(r: Ranking, rule: str) -> list[np.ndarray]:
     fewer than c relevant documents were retrieved. Like trec_eval, a topic
     with nothing retrieved (possible under -J) gets NaN where c = 0.
     """
-    rel_rows = np.flatnonzero(r.rel)
+    rel_rows = r.rel_rows
     # Precision falls between relevant ranks, so the maximum at or below a
     # relevant rank is reached at a relevant rank: only those rows matter.
     precision = r.cumrel[rel_rows] / r.rank[rel_rows]
@@ -359,20 +449,22 @@ def interpolated_precision(r: Ranking, rule: str) -> list[np.ndarray]:
         reached = (count > 0) & (count <= num_rel_ret)
         value[reached] = best_below[rel_before[reached] + count[reached] - 1]
         levels.append(value)
-    return levels
+    return tuple(levels)
 
 
+@per_ranking
 def average_precision(r: Ranking, over_retrieved: bool = False) -> np.ndarray:
     """AP: precision at each relevant retrieved rank, summed, over the number relevant.
 
     `over_retrieved` divides by the relevant documents retrieved instead (a known mistake).
     """
-    total = _per_topic_sum(r, r.precision_at_rel, r.rel)
+    total = _per_topic_sum(r, r.precision_at_rel, r.rel_rows)
     if over_retrieved:
-        return _safe_divide(total, _per_topic_sum(r, r.rel.astype(np.float64)))
+        return _safe_divide(total, r.num_rel_ret)
     return _safe_divide(total, r.num_rel)
 
 
+@per_ranking
 def bpref(r: Ranking) -> np.ndarray:
     """trec_eval's bpref: judged non-relevant above each relevant, capped at R."""
     rel = r.rel
@@ -386,12 +478,14 @@ def bpref(r: Ranking) -> np.ndarray:
     return _safe_divide(total, r.num_rel)
 
 
+@per_ranking
 def dcg(r: Ranking, gain: str) -> np.ndarray:
     """Discounted cumulative gain of the ranking: sum of gain / log2(rank + 1)."""
     values = r.discounted_gain(gain)
     return _per_topic_sum(r, values, values > 0)
 
 
+@per_ranking
 def ideal_dcg(r: Ranking, gain: str) -> np.ndarray:
     """DCG of the ideal ranking: every judged positive grade, sorted by gain."""
     counts = np.diff(r.ideal_starts)
@@ -401,6 +495,7 @@ def ideal_dcg(r: Ranking, gain: str) -> np.ndarray:
     return np.bincount(topic, weights=values, minlength=len(r.topics)).astype(np.float64)
 
 
+@per_ranking
 def err(r: Ranking, cutoff: int, gmax: int) -> np.ndarray:
     """ERR@k (Chapelle et al. 2009), R = (2^g - 1) / 2^gmax, 0 for unjudged or g <= 0."""
     grade = np.where(r.judged, np.maximum(r.grade, 0), 0).astype(np.float64)
@@ -409,7 +504,8 @@ def err(r: Ranking, cutoff: int, gmax: int) -> np.ndarray:
     keep = rank <= cutoff
     stop = np.minimum(stop, 1.0)
     go_on = pd.Series(1.0 - stop).groupby(r.topic_of_row, sort=False).cumprod().to_numpy()
-    continue_before = np.where(rank == 1, 1.0, np.roll(go_on, 1))
+    first = np.arange(len(rank)) == r.starts[r.topic_of_row]  # rows between add stop 0
+    continue_before = np.where(first, 1.0, np.roll(go_on, 1))
     return _per_topic_sum(r, stop * continue_before / rank, keep)
 
 
@@ -430,6 +526,7 @@ def _running_dcg(r: Ranking, gain: str) -> _Running:
     return r.cache[key]
 
 
+@per_ranking
 def inferred_ap(r: Ranking) -> np.ndarray:
     """trec_eval's infAP (m_infap.c) with ordinary qrels (Yilmaz & Aslam, CIKM 2006).
 
@@ -439,7 +536,7 @@ def inferred_ap(r: Ranking) -> np.ndarray:
     1/(j+1) + (j/(j+1)) * ((rel + nonrel + unjudged)/j) * ((rel + e)/(rel + nonrel + 2e)),
     e = 0.00001; 1 at j = 0. The sum is divided by the number relevant.
     """
-    rows = np.flatnonzero(r.rel)
+    rows = r.rel_rows
     rel_above = r.cumrel[rows] - 1.0
     judged_above = _count_above(r, r.judged, rows)
     nonrel_above = judged_above - rel_above
@@ -454,15 +551,17 @@ def inferred_ap(r: Ranking) -> np.ndarray:
     return np.where(r.num_rel > 0, _safe_divide(total, r.num_rel), total)
 
 
+@per_ranking
 def binary_g(r: Ranking) -> np.ndarray:
     """trec_eval's binG: 1/log2(2 + non-relevant above) over the relevant rows, / R."""
-    rows = np.flatnonzero(r.rel)
+    rows = r.rel_rows
     nonrel_above = r.rank[rows] - r.cumrel[rows]
     term = 1.0 / np.log2(2.0 + nonrel_above)
     total = _topic_sum(r.topic_of_row[rows], term, len(r.topics))
     return _safe_divide(total, r.num_rel)
 
 
+@per_ranking
 def normalised_gain(r: Ranking) -> np.ndarray:
     """trec_eval's G with its default gains (gain = grade; unjudged and negative grades 0).
 
@@ -490,12 +589,14 @@ def normalised_gain(r: Ranking) -> np.ndarray:
     return _safe_divide(total, ideal_total)
 
 
-def ndcg_over_relevant(r: Ranking, gain: str, ideal: Ranking) -> np.ndarray:
+@per_ranking
+def ndcg_over_relevant(r: Ranking, gain: str, ideal_from_run: bool) -> np.ndarray:
     """trec_eval's ndcg_rel: nDCG averaged over the P documents of positive gain.
 
     A retrieved document of positive gain at rank k contributes DCG@k / IDCG@min(k, P);
     each of the others contributes DCG@end / IDCG (the whole ranking's nDCG).
     """
+    ideal = ideal_of(r, ideal_from_run)
     running = _running_dcg(r, gain)
     ideal_running, ideal_starts = _ideal_cumulative(ideal, gain)
     ideal_len = np.diff(ideal_starts)
@@ -512,7 +613,8 @@ def ndcg_over_relevant(r: Ranking, gain: str, ideal: Ranking) -> np.ndarray:
     return np.where(total > 0, _safe_divide(total, ideal_len), 0.0)
 
 
-def ndcg_at_r_levels(r: Ranking, gain: str, ideal: Ranking) -> np.ndarray:
+@per_ranking
+def ndcg_at_r_levels(r: Ranking, gain: str, ideal_from_run: bool) -> np.ndarray:
     """trec_eval's Rndcg: the mean of nDCG at each rank where the ideal gain changes.
 
     The ideal ranking's gain changes after each run of equal grades (the last
@@ -521,6 +623,7 @@ def ndcg_at_r_levels(r: Ranking, gain: str, ideal: Ranking) -> np.ndarray:
     of the ranking (DCG@n / IDCG) as one more point (not when exactly P + 1 are).
     0 for a topic with no relevant document; NaN (0/0) when there is no point.
     """
+    ideal = ideal_of(r, ideal_from_run)
     running = _running_dcg(r, gain)
     ideal_running, ideal_starts = _ideal_cumulative(ideal, gain)
     ideal_len = np.diff(ideal_starts)
@@ -564,18 +667,25 @@ def _float_params(text: str | None, default: tuple[float, ...]) -> tuple[float, 
     return default if text is None else tuple(float(v) for v in text.split(","))
 
 
-def compute(r: Ranking, spec: MeasureSpec, rule: str, mistake: str | None, gmax: int):
+def compute(
+    r: Ranking,
+    spec: MeasureSpec,
+    rule: str = "trec_eval9",
+    mistake: str | None = None,
+    gmax: int = 4,
+    gain: str = "linear",
+) -> dict[str, np.ndarray]:
     """Every measure of `spec` for every topic of the ranking: {name: array over topics}.
 
+    `gain` is the gain of the `ndcg` family (`ndcg_exp` is always exponential).
     The order is trec_eval's print order (TREC_ORDER), irscore's extras after
     the trec_eval family they vary.
     """
     fam = spec.families
-    rel = r.rel.astype(np.float64)
     cumrel = r.cumrel
     num_ret = r.lengths.astype(np.float64)
     num_rel = r.num_rel.astype(np.float64)
-    num_rel_ret = _per_topic_sum(r, rel)
+    num_rel_ret = r.num_rel_ret
     out: dict[str, np.ndarray] = {}
     if "num_q" in fam:
         out["num_q"] = np.ones(len(r.topics))
@@ -627,24 +737,25 @@ def compute(r: Ranking, spec: MeasureSpec, rule: str, mistake: str | None, gmax:
         out["binG"] = binary_g(r)
     if "G" in fam:
         out["G"] = normalised_gain(r)
-    ideal = _ideal_from_run(r) if mistake == "ideal_from_run" else r
-    for family, gain in (("ndcg", r.gain), ("ndcg_exp", "exponential")):
-        prefix = "ndcg_exp" if gain == "exponential" else "ndcg"
+    from_run = mistake == "ideal_from_run"
+    ideal = ideal_of(r, from_run)
+    for family, family_gain in (("ndcg", gain), ("ndcg_exp", "exponential")):
+        prefix = "ndcg_exp" if family_gain == "exponential" else "ndcg"
         if family in fam:
-            out[prefix] = _safe_divide(dcg(r, gain), ideal_dcg(ideal, gain))
+            out[prefix] = _safe_divide(dcg(r, family_gain), ideal_dcg(ideal, family_gain))
         if family == "ndcg" and "ndcg_rel" in fam:
-            out["ndcg_rel"] = ndcg_over_relevant(r, gain, ideal)
+            out["ndcg_rel"] = ndcg_over_relevant(r, family_gain, from_run)
         if family == "ndcg" and "Rndcg" in fam:
-            out["Rndcg"] = ndcg_at_r_levels(r, gain, ideal)
+            out["Rndcg"] = ndcg_at_r_levels(r, family_gain, from_run)
         cutoffs = getattr(spec, f"{family}_cut") if f"{family}_cut" in fam else ()
         if cutoffs:
-            running = _running_dcg(r, gain)
-            ideal_running, ideal_starts = _ideal_cumulative(ideal, gain)
+            running = _running_dcg(r, family_gain)
+            ideal_running, ideal_starts = _ideal_cumulative(ideal, family_gain)
         for k in cutoffs:
             best = _at_cutoff(r, ideal_running, k, ideal_starts)
             out[f"{prefix}_cut_{k}"] = _safe_divide(running.at_cutoff(r, k), best)
     if "map_cut" in fam and spec.map_cut:
-        running = _Running.of(r, r.precision_at_rel, r.rel)
+        running = _ap_running(r)
         for k in spec.map_cut:
             denominator = _at_cutoff(r, cumrel, k) if mistake == "ap_over_retrieved" else r.num_rel
             out[f"map_cut_{k}"] = _safe_divide(running.at_cutoff(r, k), denominator)
@@ -668,23 +779,49 @@ def compute(r: Ranking, spec: MeasureSpec, rule: str, mistake: str | None, gmax:
             f_value = (beta + 1.0) * precision * recall / (beta * precision + recall)
         out[parameter_name("set_F", spec.set_F)] = np.where(num_rel_ret > 0, f_value, 0.0)
     if "num_nonrel_judged_ret" in fam:
-        out["num_nonrel_judged_ret"] = _per_topic_sum(r, (r.judged & ~r.rel).astype(np.float64))
+        out["num_nonrel_judged_ret"] = _nonrel_judged_retrieved(r)
     for k in spec.err if "err" in fam else ():
         out[f"err_{k}"] = err(r, k, gmax)
     for k in spec.judged if "judged" in fam else ():
-        out[f"judged_{k}"] = _at_cutoff(r, _cumulative(r, r.judged.astype(np.float64)), k) / k
+        out[f"judged_{k}"] = _at_cutoff(r, _judged_cumulative(r), k) / k
     return out
 
 
+@per_ranking
+def _ap_running(r: Ranking) -> _Running:
+    """AP's running sum of precision at the relevant rows (map_cut's numerators)."""
+    return _Running.of(r, r.precision_at_rel, r.rel)
+
+
+@per_ranking
+def _nonrel_judged_retrieved(r: Ranking) -> np.ndarray:
+    """Judged non-relevant documents retrieved, per topic."""
+    return _per_topic_sum(r, (r.judged & ~r.rel).astype(np.float64))
+
+
+@per_ranking
+def _judged_cumulative(r: Ranking) -> np.ndarray:
+    """Judged documents at or above each row's rank, within its topic."""
+    return _cumulative(r, r.judged.astype(np.float64))
+
+
+@per_ranking
 def reciprocal_rank(r: Ranking) -> np.ndarray:
     """1 / rank of the first relevant retrieved document, 0 when there is none."""
-    rel_rows = np.flatnonzero(r.rel)
+    rel_rows = r.rel_rows
     topics, first = np.unique(r.topic_of_row[rel_rows], return_index=True)
     out = np.zeros(len(r.topics))
     out[topics] = 1.0 / r.rank[rel_rows[first]]
     return out
 
 
+def ideal_of(r: Ranking, from_run: bool) -> Ranking:
+    """The ranking whose ideal grades nDCG divides by: `r` itself, or (the mistake
+    of building the ideal only from the retrieved documents) a copy with those."""
+    return _ideal_from_run(r) if from_run else r
+
+
+@per_ranking
 def _ideal_from_run(r: Ranking) -> Ranking:
     """The mistake of building nDCG's ideal only from the retrieved documents."""
     grade = np.where(r.judged & (r.grade > 0), r.grade, 0)

@@ -78,7 +78,9 @@ class Groups:
         return np.bincount(self.group, weights=values)[self.group] / self.size
 
 
-def compute(r: Ranking, spec: MeasureSpec, depth: int | None) -> dict[str, np.ndarray]:
+def compute(
+    r: Ranking, spec: MeasureSpec, depth: int | None, gain: str = "linear"
+) -> dict[str, np.ndarray]:
     """Expected value of every closed-form measure of `spec`, per topic, in trec_eval order.
 
     `r` is the whole sorted ranking (before any depth cut) with its tie
@@ -130,14 +132,14 @@ def compute(r: Ranking, spec: MeasureSpec, depth: int | None) -> dict[str, np.nd
         out[f"P_{k}"] = at(expected_rel, k) / k
     for k in spec.recall if "recall" in fam else ():
         out[f"recall_{k}"] = _divide(at(expected_rel, k), r.num_rel)
-    for family, gain in (("ndcg", r.gain), ("ndcg_exp", "exponential")):
-        prefix = "ndcg_exp" if gain == "exponential" else "ndcg"
-        row_gain = np.where(r.judged, gains_of(r.grade, gain), 0.0)
+    for family, family_gain in (("ndcg", gain), ("ndcg_exp", "exponential")):
+        prefix = "ndcg_exp" if family_gain == "exponential" else "ndcg"
+        row_gain = np.where(r.judged, gains_of(r.grade, family_gain), 0.0)
         discounted = running(g.mean(row_gain) / np.log2(rank + 1.0))
         if family in fam:
-            out[prefix] = _divide(at(discounted, lengths), ideal_dcg(r, gain))
+            out[prefix] = _divide(at(discounted, lengths), ideal_dcg(r, family_gain))
         for k in getattr(spec, f"{family}_cut") if f"{family}_cut" in fam else ():
-            out[f"{prefix}_cut_{k}"] = _divide(at(discounted, k), _ideal_at(r, gain, k))
+            out[f"{prefix}_cut_{k}"] = _divide(at(discounted, k), _ideal_at(r, family_gain, k))
     if "map_cut" in fam:
         ap_running = running(ap_terms)
         for k in spec.map_cut:
