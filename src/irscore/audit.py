@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -52,8 +53,8 @@ def convention_audit(
     table: pd.DataFrame, measures: Sequence[str], conventions: Sequence[Convention]
 ) -> pd.DataFrame:
     """One row per (measure, convention, run) comparing with the `reference` convention."""
-    values = table.set_index(["convention", "measure", "run", "topic"])["value"].sort_index()
-    runs = list(dict.fromkeys(table["run"]))
+    values = _by_key(table, measures, conventions)
+    runs = [str(run) for run in pd.unique(table["run"])]
     rows = []
     for measure in measures:
         reference_means = {run: _mean(values, "reference", measure, run) for run in runs}
@@ -83,33 +84,78 @@ def convention_audit(
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _mean(values: pd.Series, convention: str, measure: str, run: str) -> float:
-    key = (convention, measure, run, "all")
-    return float(values[key]) if key in values.index else np.nan
+@dataclass(frozen=True)
+class _Topics:
+    """One run's values of one measure under one convention: per topic (sorted), and `all`."""
+
+    topics: np.ndarray
+    values: np.ndarray
+    mean: float
 
 
-def _topic_values(values: pd.Series, convention: str, measure: str, run: str) -> pd.Series:
-    try:
-        topics = values.loc[(convention, measure, run)]
-    except KeyError:
-        return pd.Series(dtype=float)
-    return topics[topics.index != "all"]
+Values = dict[tuple[str, str, str], _Topics]
+
+
+def _names(measures: Sequence[str], conventions: Sequence[Convention]) -> set[str]:
+    """The long table's names of `measures` under any of `conventions`."""
+    return {name_under(m, c) for m in measures for c in conventions} | set(measures)
+
+
+def _read(paths: Sequence[str], measures: Sequence[str], conventions: Sequence[Convention]):
+    """The rows of `measures` (by any convention's name) of the long tables at `paths`."""
+    names = _names(measures, conventions)
+    tables = [read_long_table(path) for path in paths]
+    return concat_long([table[table["measure"].isin(names)] for table in tables])
+
+
+def _by_key(
+    table: pd.DataFrame, measures: Sequence[str], conventions: Sequence[Convention]
+) -> Values:
+    """The values of `measures` (under each convention's name for them), per (convention,
+    measure, run): one pass over the long table, then plain arrays."""
+    part = table[table["measure"].isin(_names(measures, conventions))]
+    topic = part["topic"].astype(str).to_numpy(dtype=object)
+    value = part["value"].to_numpy(dtype=np.float64)
+    groups = part.groupby(["convention", "measure", "run"], sort=False, observed=True).indices
+    out = {}
+    for (convention, measure, run), rows in groups.items():
+        topics, values = topic[rows], value[rows]
+        is_all = topics == "all"
+        mean = float(values[is_all][0]) if is_all.any() else np.nan
+        order = np.argsort(topics[~is_all], kind="stable")
+        out[str(convention), str(measure), str(run)] = _Topics(
+            topics[~is_all][order], values[~is_all][order], mean
+        )
+    return out
+
+
+_ABSENT = _Topics(np.array([], dtype=object), np.array([]), np.nan)
+
+
+def _mean(values: Values, convention: str, measure: str, run: str) -> float:
+    return values.get((convention, measure, run), _ABSENT).mean
+
+
+def _paired(a: _Topics, b: _Topics) -> tuple[np.ndarray, np.ndarray]:
+    """The values of the topics both have, in topic order."""
+    _, in_a, in_b = np.intersect1d(a.topics, b.topics, assume_unique=True, return_indices=True)
+    return a.values[in_a], b.values[in_b]
 
 
 def _topic_changes(
-    values: pd.Series, convention: str, measure: str, reference_measure: str, run: str
+    values: Values, convention: str, measure: str, reference_measure: str, run: str
 ) -> tuple[int, float]:
     """Topics whose value differs from the reference (or that only one side has), and the
     largest change among the topics both have; -1 and NaN when the measure is absent."""
-    mine = _topic_values(values, convention, measure, run)
-    theirs = _topic_values(values, "reference", reference_measure, run)
-    if mine.empty:
+    mine = values.get((convention, measure, run))
+    theirs = values.get(("reference", reference_measure, run), _ABSENT)
+    if mine is None or len(mine.topics) == 0:
         return -1, np.nan
-    both = mine.index.intersection(theirs.index)
-    delta = (mine[both] - theirs[both]).abs()
-    moved = (delta > SAME) | (mine[both].isna() != theirs[both].isna())
-    only_one_side = len(mine.index.symmetric_difference(theirs.index))
-    largest = float(delta.max()) if len(delta) and delta.notna().any() else 0.0
+    a, b = _paired(mine, theirs)
+    delta = np.abs(a - b)
+    moved = (delta > SAME) | (np.isnan(a) != np.isnan(b))
+    only_one_side = len(mine.topics) + len(theirs.topics) - 2 * len(a)
+    largest = float(np.nanmax(delta)) if (~np.isnan(delta)).any() else 0.0
     return int(moved.sum()) + only_one_side, largest
 
 
@@ -165,8 +211,9 @@ def write(
     paths: Mapping[str, str],
 ) -> pd.DataFrame:
     """The convention audit of the workflow's runs as Markdown and CSV."""
-    table = concat_long([read_long_table(p) for p in eval_paths])
-    audit = convention_audit(table, list(labels.values()), conventions_from_config(conventions))
+    chosen = conventions_from_config(conventions)
+    table = _read(eval_paths, list(labels.values()), chosen)
+    audit = convention_audit(table, list(labels.values()), chosen)
     trec.write_lines_atomically(paths["md"], [markdown(audit, labels)])
     trec.write_lines_atomically(
         paths["csv"], [audit.to_csv(index=False, float_format=trec.float_text, lineterminator="\n")]
@@ -214,23 +261,22 @@ def paired_comparisons(
     one (convention, test) table, with Holm or Bonferroni.
     """
     adjust = {"holm": stats.holm, "bonferroni": stats.bonferroni, "none": np.asarray}[correction]
-    values = table[table["topic"] != "all"].set_index(["convention", "measure", "run", "topic"])
-    values = values["value"].sort_index()
+    values = _by_key(table, measures, conventions)
     rows = []
     for convention in conventions:
         for measure in measures:
             name = name_under(measure, convention)
             for run_a, run_b in pairs:
-                a = _topic_values(values, convention.name, name, run_a)
-                b = _topic_values(values, convention.name, name, run_b)
-                both = a.index.intersection(b.index)
-                a, b = a[both].astype(float), b[both].astype(float)
-                usable = a.notna() & b.notna()
+                a, b = _paired(
+                    values.get((convention.name, name, run_a), _ABSENT),
+                    values.get((convention.name, name, run_b), _ABSENT),
+                )
+                usable = ~np.isnan(a) & ~np.isnan(b)
                 note = (
                     f"{int((~usable).sum())} topics with NaN left out" if not usable.all() else ""
                 )
                 for result in stats.compare(
-                    a[usable].to_numpy(), b[usable].to_numpy(), tests, B=B, seed=seed, alpha=alpha
+                    a[usable], b[usable], tests, B=B, seed=seed, alpha=alpha
                 ):
                     rows.append((convention.name, measure, run_a, run_b, result, note))
     frame = pd.DataFrame(
@@ -320,12 +366,13 @@ def write_comparisons(
     paths: Mapping[str, str],
 ) -> pd.DataFrame:
     """The workflow's paired tests (`compare:` in config) and the conclusions that flip."""
-    table = concat_long([read_long_table(p) for p in eval_paths])
+    chosen = conventions_from_config(conventions)
+    table = _read(eval_paths, settings["measures"], chosen)
     comparisons = paired_comparisons(
         table,
         [tuple(pair) for pair in settings["pairs"]],
         settings["measures"],
-        conventions_from_config(conventions),
+        chosen,
         tests=settings["tests"],
         B=settings["B"],
         seed=settings["seed"],

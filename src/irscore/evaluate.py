@@ -17,6 +17,8 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pa_csv
 from pandas.api.types import union_categoricals
 
 from irscore import measures, tie_aware, trec
@@ -570,24 +572,29 @@ def _run_tag(run: pd.DataFrame) -> str:
 def write_long_table(path: str, table: pd.DataFrame) -> None:
     """Write the long table as TSV with values as repr(float), whole or not at all."""
     header = "\t".join(LONG_COLUMNS) + "\n"
-    rows = (
-        f"{run}\t{convention}\t{topic}\t{measure}\t{float(value)!r}\n"
-        for run, convention, topic, measure, value in table[LONG_COLUMNS].itertuples(
-            index=False, name=None
-        )
-    )
+    labels = [table[name].astype(str).tolist() for name in LONG_COLUMNS[:-1]]
+    values = table["value"].to_numpy(dtype=np.float64).tolist()
+    rows = map("{}\t{}\t{}\t{}\t{!r}\n".format, *labels, values)
     trec.write_lines_atomically(path, itertools.chain([header], rows))
 
 
 def read_long_table(path: str) -> pd.DataFrame:
-    """Read a long table written by `write_long_table`; topics and names stay strings."""
-    return pd.read_csv(
+    """Read a long table written by `write_long_table`; topics and names stay strings.
+
+    Arrow's multi-threaded reader: the workflow's report jobs read every run's table.
+    """
+    types = {name: pa.string() for name in LONG_COLUMNS[:-1]} | {"value": pa.float64()}
+    table = pa_csv.read_csv(
         path,
-        sep="\t",
-        dtype={"run": str, "convention": str, "topic": str, "measure": str, "value": float},
-        keep_default_na=False,
-        na_values={"value": ["nan"]},
+        parse_options=pa_csv.ParseOptions(delimiter="\t", quote_char=False),
+        convert_options=pa_csv.ConvertOptions(
+            column_types=types,
+            include_columns=LONG_COLUMNS,
+            null_values=["nan"],
+            strings_can_be_null=False,
+        ),
     )
+    return table.to_pandas()
 
 
 def evaluate_files(
