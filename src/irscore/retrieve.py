@@ -16,7 +16,7 @@ import pandas as pd
 from irscore.analysis import Analyzer
 from irscore.data import read_docs, read_queries, sha256_file
 from irscore.retrievers import REGISTRY, TermIndex, make_retriever
-from irscore.trec import RUN_COLUMNS, float_text, write_lines_atomically
+from irscore.trec import RUN_COLUMNS, write_lines_atomically
 
 SCOPES = ("matching", "all")
 DEFAULT_DEPTH = 1000
@@ -173,11 +173,10 @@ def retrieve_to_files(
 
 def run_lines(run: pd.DataFrame, score_format: str = REPR) -> Iterator[str]:
     """TREC run lines in the given row order, scores as repr(float) or by a format spec."""
-    for t, d, r, s, g in zip(
-        run["topic"], run["docno"], run["rank"], run["score"], run["tag"], strict=True
-    ):
-        score = float_text(s) if score_format == REPR else format(float(s), score_format)
-        yield f"{t} Q0 {d} {int(r)} {score} {g}\n"
+    spec = "{!r}" if score_format == REPR else "{:" + score_format + "}"
+    line = "{} Q0 {} {} " + spec + " {}\n"
+    columns = [run[name].tolist() for name in ("topic", "docno", "rank", "score", "tag")]
+    return map(line.format, *columns)
 
 
 def _rank(

@@ -10,6 +10,7 @@ is valid and produces the exact error.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import os
@@ -137,12 +138,20 @@ def float_text(value: float) -> str:
 
 def write_lines_atomically(path: str | os.PathLike, lines: Iterable[str]) -> None:
     """Write lines to `path` through a temporary file in the same folder, then rename."""
+    with atomic_output(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as out:
+        out.writelines(lines)
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
+    """A temporary path beside `path` to write to; renamed to `path` when the block
+    succeeds, removed when it fails, so `path` appears whole or not at all."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.writelines(lines)
+        yield Path(tmp)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would hide results from others
         os.replace(tmp, target)
     except BaseException:
