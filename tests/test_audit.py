@@ -12,10 +12,9 @@ from irscore.audit import (
     conclusion_flips,
     convention_audit,
     markdown,
-    name_under,
     paired_comparisons,
 )
-from irscore.conventions import Convention
+from irscore.conventions import Convention, name_under
 
 
 def _rows(run, convention, topic_values):

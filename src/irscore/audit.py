@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from irscore import stats, trec
-from irscore.conventions import Convention, conventions_from_config
+from irscore.conventions import Convention, conventions_from_config, name_under
 from irscore.evaluate import concat_long, read_long_table
 
 COLUMNS = [
@@ -30,14 +30,6 @@ COLUMNS = [
 ]
 # Per-topic values closer than this count as unchanged (float noise, not a change).
 SAME = 1e-12
-
-
-def name_under(measure: str, convention: Convention) -> str:
-    """The long table's name for `measure` under `convention` (nDCG lines are renamed
-    ndcg_exp... when the convention's gain is exponential)."""
-    if convention.gain == "exponential" and measure.startswith("ndcg") and "_exp" not in measure:
-        return "ndcg_exp" + measure[len("ndcg") :]
-    return measure
 
 
 def _run_order(means: Mapping[str, float]) -> str:

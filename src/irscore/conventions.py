@@ -127,6 +127,15 @@ class Convention:
 
 REFERENCE = Convention()
 
+
+def name_under(measure: str, convention: Convention) -> str:
+    """The long table's name for `measure` under `convention` (nDCG lines are renamed
+    ndcg_exp... when the convention's gain is exponential)."""
+    if convention.gain == "exponential" and measure.startswith("ndcg") and "_exp" not in measure:
+        return "ndcg_exp" + measure[len("ndcg") :]
+    return measure
+
+
 _FLAGS = {
     ("topics", "all_qrels"): "-c",
     ("unjudged", "removed"): "-J",

@@ -22,8 +22,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from irscore import tables
-from irscore.audit import name_under
-from irscore.conventions import conventions_from_config
+from irscore.conventions import conventions_from_config, name_under
 from irscore.evaluate import read_long_table
 
 STYLE = {
@@ -336,7 +335,7 @@ def convention_means(
     """Each run's mean of each labelled measure under each convention (NaN when absent).
 
     Under an exponential-gain convention nDCG's lines are named ndcg_exp...;
-    `audit.name_under` gives the name each measure has under each convention.
+    `conventions.name_under` gives the name each measure has under each convention.
     """
     rows = []
     parsed = conventions_from_config(conventions)
