@@ -28,10 +28,13 @@ class BM25Params(Params):
 
 
 class BM25(Retriever):
-    """rank_bm25's BM25Okapi over the analyzed documents, one get_scores call per query.
+    """rank_bm25's BM25Okapi over the analyzed documents.
 
     idf_t = ln(N - n_t + 0.5) - ln(n_t + 0.5), negative values replaced by
     epsilon * mean idf; a query term repeated k times counts k times.
+    get_scores(query) adds each term's scores to zeros in query order; here each
+    distinct term is scored once (get_scores([term])) and added in the same order,
+    which gives the same bits in a fraction of the time (terms repeat across queries).
     """
 
     name = "bm25"
@@ -40,5 +43,10 @@ class BM25(Retriever):
     def score(self, index: TermIndex, queries: Sequence[Sequence[str]]) -> np.ndarray:
         p = self.params
         model = BM25Okapi([list(d) for d in index.doc_tokens], k1=p.k1, b=p.b, epsilon=p.epsilon)
-        scores = [model.get_scores(list(q)) for q in queries]
-        return np.array(scores, dtype=np.float64).reshape(len(queries), index.n_docs)
+        terms = dict.fromkeys(term for query in queries for term in query)
+        by_term = {term: model.get_scores([term]) for term in terms}
+        scores = np.zeros((len(queries), index.n_docs))
+        for row, query in zip(scores, queries, strict=True):
+            for term in query:
+                row += by_term[term]
+        return scores
