@@ -80,6 +80,10 @@ def pytrec_table(
     return pd.DataFrame(rows, columns=["topic", "measure", "value"])
 
 
+# pytrec_eval's per-topic geometric means are log(max(base, 0.00001)) of these measures
+GEOMETRIC_BASE = {"gm_map": "map", "gm_bpref": "bpref"}
+
+
 def compare(
     qrels: pd.DataFrame,
     run: pd.DataFrame,
@@ -107,19 +111,16 @@ def compare(
     qrels = qrels[comparable]
     ours = evaluate(qrels, run, [convention], spec)
     theirs = pytrec_table(qrels, run, spec, convention)
-    per_topic = ours[ours["topic"] != "all"].set_index(["topic", "measure"])["value"]
-    is_ap = per_topic.index.get_level_values("measure") == "map"
-    ap = per_topic[is_ap].droplevel("measure")
-    theirs_index = theirs.set_index(["topic", "measure"])["value"]
-    ours_values = []
-    for topic, measure in theirs_index.index:
-        if measure == "gm_map":
-            ours_values.append(float(np.log(max(ap.get(topic, np.nan), MIN_GEO_MEAN))))
-        elif measure == "gm_bpref":
-            bpref = per_topic.get((topic, "bpref"), np.nan)
-            ours_values.append(float(np.log(max(bpref, MIN_GEO_MEAN))))
-        else:
-            ours_values.append(per_topic.get((topic, measure), np.nan))
+    labels = ["topic", "measure"]
+    rows = ours[ours["topic"] != "all"].astype(dict.fromkeys(labels, str))
+    per_topic = rows.set_index(labels)["value"]
+    theirs_index = theirs.set_index(labels)["value"]
+    measure = theirs["measure"].to_numpy(dtype=str)
+    geometric = np.isin(measure, list(GEOMETRIC_BASE))
+    base = np.where(geometric, [GEOMETRIC_BASE.get(m, m) for m in measure], measure)
+    wanted = pd.MultiIndex.from_arrays([theirs["topic"].to_numpy(dtype=str), base])
+    ours_values = np.array(per_topic.reindex(wanted), dtype=np.float64)
+    ours_values[geometric] = np.log(np.maximum(ours_values[geometric], MIN_GEO_MEAN))
     table = pd.DataFrame(
         {
             "topic": theirs["topic"],
