@@ -150,3 +150,16 @@ def test_expected_refuses_a_mistake_and_minus_m_with_minus_j():
         Convention(tie_break="expected", mistake="ap_over_retrieved")
     with pytest.raises(ConventionError):
         Convention(tie_break="expected", depth=5, unjudged="removed")
+
+
+def test_expected_under_minus_j_with_nothing_judged_retrieved():
+    """-J removes the only retrieved document: an empty ranking, no tie group left."""
+    qrels = pd.DataFrame({"topic": ["q", "q"], "docno": ["u", "r"], "grade": [3, 1]})
+    run = pd.DataFrame({"topic": ["q"], "docno": ["d"], "rank": [1], "score": [3.0], "tag": ["x"]})
+    convention = Convention(tie_break="expected", unjudged="removed")
+    values = _values(evaluate(qrels, run, [convention], SPEC))
+    # nothing retrieved: num_ret 0; 2 relevant, none found: AP 0 / 2 = 0, P@1 = 0 / 1
+    assert values[("q", "num_ret")] == 0.0
+    assert values[("q", "num_rel")] == 2.0
+    assert values[("q", "map")] == 0.0
+    assert values[("q", "P_1")] == 0.0

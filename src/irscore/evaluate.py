@@ -414,7 +414,7 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
         score = p.run_score[rows]
         if c.score_precision == "float32":
             score = score.astype(np.float32).astype(np.float64)
-        new = np.r_[True, (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])]
+        new = np.r_[True, (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])][: len(rows)]
         tie_group = np.cumsum(new) - 1
     ranking = Ranking(
         topics=p.topics[evaluated],
