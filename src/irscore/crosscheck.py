@@ -117,7 +117,7 @@ def compare(
     theirs_index = theirs.set_index(labels)["value"]
     measure = theirs["measure"].to_numpy(dtype=str)
     geometric = np.isin(measure, list(GEOMETRIC_BASE))
-    base = np.where(geometric, [GEOMETRIC_BASE.get(m, m) for m in measure], measure)
+    base = [GEOMETRIC_BASE.get(m, m) for m in measure]
     wanted = pd.MultiIndex.from_arrays([theirs["topic"].to_numpy(dtype=str), base])
     ours_values = np.array(per_topic.reindex(wanted), dtype=np.float64)
     ours_values[geometric] = np.log(np.maximum(ours_values[geometric], MIN_GEO_MEAN))

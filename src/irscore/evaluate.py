@@ -452,9 +452,7 @@ def evaluate_one(
     if c.tie_break == "expected":
         values = tie_aware.compute(ranking, spec, c.depth, c.gain)
     else:
-        values = measures.compute(
-            ranking.pooled(), spec, c.interpolation, c.mistake, c.gmax, c.gain
-        )
+        values = measures.compute(ranking.pooled, spec, c.interpolation, c.mistake, c.gmax, c.gain)
     topics = ranking.topics
     if c.no_relevant_topics == "skip":  # per-topic values do not depend on other topics
         keep = ranking.num_rel > 0
@@ -462,7 +460,7 @@ def evaluate_one(
         topics, evaluated = topics[keep], evaluated[keep]
     num_rel_all = None
     if c.complete:
-        q_grade = map_grades(p.qrels_grade, c.grades)
+        q_grade, _ = _grades(p, c.grades)
         missing = np.setdiff1d(np.unique(p.qrels_topic), evaluated)
         if c.no_relevant_topics == "skip":
             level = max(c.rel_level, 0)
@@ -571,7 +569,9 @@ def _run_tag(run: pd.DataFrame) -> str:
 def write_long_table(path: str, table: pd.DataFrame) -> None:
     """Write the long table as TSV, whole or not at all; values as the shortest text
     that reads back to the same double (Arrow's: `1`, `0.25`, `1e-05`, `nan`)."""
-    columns = {name: pa.Array.from_pandas(table[name]).cast(pa.string()) for name in LONG_COLUMNS}
+    columns = {
+        name: pa.Array.from_pandas(table[name]).cast(pa.string()) for name in LONG_COLUMNS[:-1]
+    }
     columns["value"] = pa.array(table["value"].to_numpy(dtype=np.float64))
     options = pa_csv.WriteOptions(include_header=False, delimiter="\t", quoting_style="none")
     with trec.atomic_output(path) as tmp, open(tmp, "wb") as out:

@@ -78,6 +78,7 @@ class Ranking:
             return self.row_rank
         return np.arange(len(self.grade)) - self.starts[self.topic_of_row] + 1
 
+    @cached_property
     def pooled(self) -> Ranking:
         """This ranking with only its pool rows (judged, or with a qrels line).
 
@@ -85,21 +86,19 @@ class Ranking:
         measures of `compute` only through the ranks of the others, which are
         kept: the same values from a fraction of the rows (1% on Cranfield).
         """
-        if "pooled" not in self.cache:
-            keep = np.flatnonzero(self.pool)
-            counts = np.bincount(self.topic_of_row[keep], minlength=len(self.topics))
-            self.cache["pooled"] = replace(
-                self,
-                starts=np.concatenate(([0], np.cumsum(counts))),
-                grade=self.grade[keep],
-                judged=self.judged[keep],
-                in_pool=None if self.in_pool is None else self.in_pool[keep],
-                tie_group=None,
-                row_rank=self.rank[keep],
-                num_ret=self.lengths,
-                cache={},
-            )
-        return self.cache["pooled"]
+        keep = np.flatnonzero(self.pool)
+        counts = np.bincount(self.topic_of_row[keep], minlength=len(self.topics))
+        return replace(
+            self,
+            starts=np.concatenate(([0], np.cumsum(counts))),
+            grade=self.grade[keep],
+            judged=self.judged[keep],
+            in_pool=None if self.in_pool is None else self.in_pool[keep],
+            tie_group=None,
+            row_rank=self.rank[keep],
+            num_ret=self.lengths,
+            cache={},
+        )
 
     @cached_property
     def _rank_key(self) -> tuple[np.ndarray, int]:
@@ -148,16 +147,6 @@ class Ranking:
         rows = self.rel_rows
         out[rows] = self.cumrel[rows] / self.rank[rows]
         return out
-
-    def discounted_gain(self, gain: str) -> np.ndarray:
-        """gain / log2(rank + 1) of each row, 0 for unjudged rows and grades <= 0."""
-        key = ("discounted", gain)
-        if key not in self.cache:
-            rows = np.flatnonzero(self.judged & (self.grade > 0))
-            values = np.zeros(len(self.grade))
-            values[rows] = gains_of(self.grade[rows], gain) / np.log2(self.rank[rows] + 1.0)
-            self.cache[key] = values
-        return self.cache[key]
 
 
 def per_ranking(function: Callable) -> Callable:
@@ -277,7 +266,8 @@ def gains_of(grades: np.ndarray, gain: str) -> np.ndarray:
 
 
 def _per_topic_sum(r: Ranking, weights: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    """Sum of `weights` over each topic's rows (optionally only where `mask`), in rank order."""
+    """Sum of `weights` over each topic's rows, in rank order; `mask` (a boolean array or
+    ascending row indices) keeps only some rows."""
     topic = r.topic_of_row
     if mask is not None:
         topic, weights = topic[mask], weights[mask]
@@ -381,16 +371,27 @@ def _at_cutoff(
     return out
 
 
+@per_ranking
+def discounted_gain(r: Ranking, gain: str) -> np.ndarray:
+    """gain / log2(rank + 1) of each row, 0 for unjudged rows and grades <= 0."""
+    rows = np.flatnonzero(r.judged & (r.grade > 0))
+    values = np.zeros(len(r.grade))
+    values[rows] = gains_of(r.grade[rows], gain) / np.log2(r.rank[rows] + 1.0)
+    return values
+
+
 def _ideal_cumulative(r: Ranking, gain: str) -> tuple[np.ndarray, np.ndarray]:
-    """Running DCG of each topic's ideal ranking, and its per-topic offsets (cached)."""
-    key = ("ideal_running", gain)
-    if key not in r.cache:
-        counts = np.diff(r.ideal_starts)
-        topic = np.repeat(np.arange(len(r.topics)), counts)
-        rank = np.arange(len(r.ideal_grade)) - r.ideal_starts[:-1][topic] + 1
-        values = gains_of(r.ideal_grade, gain) / np.log2(rank + 1.0)
-        r.cache[key] = _segment_cumsum(values, r.ideal_starts)
-    return r.cache[key], r.ideal_starts
+    """Running DCG of each topic's ideal ranking, and its per-topic offsets."""
+    return _ideal_running(r, gain), r.ideal_starts
+
+
+@per_ranking
+def _ideal_running(r: Ranking, gain: str) -> np.ndarray:
+    counts = np.diff(r.ideal_starts)
+    topic = np.repeat(np.arange(len(r.topics)), counts)
+    rank = np.arange(len(r.ideal_grade)) - r.ideal_starts[:-1][topic] + 1
+    values = gains_of(r.ideal_grade, gain) / np.log2(rank + 1.0)
+    return _segment_cumsum(values, r.ideal_starts)
 
 
 def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -481,7 +482,7 @@ def bpref(r: Ranking) -> np.ndarray:
 @per_ranking
 def dcg(r: Ranking, gain: str) -> np.ndarray:
     """Discounted cumulative gain of the ranking: sum of gain / log2(rank + 1)."""
-    values = r.discounted_gain(gain)
+    values = discounted_gain(r, gain)
     return _per_topic_sum(r, values, values > 0)
 
 
@@ -517,13 +518,11 @@ def _lookup(cumulative: np.ndarray, starts: np.ndarray, topic: np.ndarray, depth
     return out
 
 
+@per_ranking
 def _running_dcg(r: Ranking, gain: str) -> _Running:
-    """DCG at each rank within its topic (cached: ndcg_cut, ndcg_rel, Rndcg share it)."""
-    key = ("running_dcg", gain)
-    if key not in r.cache:
-        values = r.discounted_gain(gain)
-        r.cache[key] = _Running.of(r, values, values > 0)
-    return r.cache[key]
+    """DCG at each rank within its topic (ndcg_cut, ndcg_rel, Rndcg share it)."""
+    values = discounted_gain(r, gain)
+    return _Running.of(r, values, values > 0)
 
 
 @per_ranking
