@@ -64,7 +64,8 @@ def per_topic(table: pd.DataFrame, measure: str, convention: str = "reference") 
         & (table["measure"] == measure)
         & (table["topic"] != "all")
     ]
-    return rows.set_index("topic")["value"].rename(str(table["run"].iloc[0]))
+    run = str(table["run"].iloc[0]) if len(table) else None
+    return rows.set_index("topic")["value"].rename(run)
 
 
 def _cell(value) -> str:

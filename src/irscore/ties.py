@@ -66,6 +66,7 @@ def tie_row(
     table: pd.DataFrame, orders: Mapping[str, str], counts: Mapping[str, int]
 ) -> dict[str, Any]:
     """One run's row: MAP per tie-break, topics whose AP moves, ties, the largest change."""
+    table = table[table["measure"] == "map"]  # the row's only measure: filter once
     reference = tables.per_topic(table, "map", orders["docno_desc"])
     ap = {
         tie: tables.per_topic(table, "map", name).reindex(reference.index)
