@@ -14,8 +14,8 @@ import pandas as pd
 import pytrec_eval
 
 from irscore import trec
-from irscore.conventions import Convention
-from irscore.evaluate import evaluate
+from irscore.conventions import Convention, conventions_from_config
+from irscore.evaluate import evaluate, write_long_table
 from irscore.measures import MIN_GEO_MEAN, TREC_FAMILIES, MeasureSpec, spec_from_config
 
 TOLERANCE = 1e-9
@@ -189,17 +189,33 @@ def _describe(rows: Iterable) -> Iterable[str]:
         )
 
 
-def crosscheck_files(qrels_path: str, run_path: str, output: str, measures_config: dict) -> None:
-    """Compare irscore's reference values with pytrec_eval's for one run file.
-
-    Writes every (topic, measure) with both values, then raises
-    CrossCheckError (failing the workflow) if any pair differs.
-    """
-    table = compare(
-        trec.read_qrels(qrels_path), trec.read_run(run_path), spec_from_config(measures_config)
-    )
-    check(table, run_path)
+def write_crosscheck(
+    qrels: pd.DataFrame, run: pd.DataFrame, output: str, spec: MeasureSpec, source: str
+) -> None:
+    """Compare irscore's reference values with pytrec_eval's for one run (read from
+    `source`): raise CrossCheckError if any pair differs, else write every (topic,
+    measure) with both values."""
+    table = compare(qrels, run, spec)
+    check(table, source)
     trec.write_lines_atomically(
         output,
         [table.to_csv(sep="\t", index=False, float_format=trec.float_text, lineterminator="\n")],
     )
+
+
+def evaluate_and_crosscheck_files(
+    qrels_path: str,
+    run_path: str,
+    eval_output: str,
+    check_output: str,
+    run_name: str,
+    conventions: dict,
+    measures_config: dict,
+) -> None:
+    """The workflow's one job per run: read the files once, write the long table under
+    every convention, then cross-check the reference convention with pytrec_eval."""
+    qrels, run = trec.read_qrels(qrels_path), trec.read_run(run_path)
+    spec = spec_from_config(measures_config)
+    table = evaluate(qrels, run, conventions_from_config(conventions), spec, run_name)
+    write_long_table(eval_output, table)
+    write_crosscheck(qrels, run, check_output, spec, run_path)

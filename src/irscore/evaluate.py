@@ -21,7 +21,7 @@ import pyarrow.csv as pa_csv
 from pandas.api.types import union_categoricals
 
 from irscore import measures, tie_aware, trec
-from irscore.conventions import REFERENCE, Convention, conventions_from_config
+from irscore.conventions import REFERENCE, Convention
 from irscore.measures import MeasureSpec, Ranking
 
 NOT_JUDGED = np.iinfo(np.int64).min
@@ -596,23 +596,3 @@ def read_long_table(path: str) -> pd.DataFrame:
         ),
     )
     return table.to_pandas()
-
-
-def evaluate_files(
-    qrels_path: str,
-    run_path: str,
-    output: str,
-    run_name: str,
-    conventions: dict,
-    measures_config: dict | None = None,
-) -> pd.DataFrame:
-    """Score one run file under every configured convention and write the long table."""
-    table = evaluate(
-        trec.read_qrels(qrels_path),
-        trec.read_run(run_path),
-        conventions_from_config(conventions),
-        measures.spec_from_config(measures_config or {}),
-        run_name,
-    )
-    write_long_table(output, table)
-    return table

@@ -25,13 +25,8 @@ rule ideal_run:
         "../../scripts/ideal_run.py"
 
 
-# The ideal run goes through the very rules that score and cross-check every run.
+# The ideal run goes through the very rule that scores and cross-checks every run.
 use rule evaluate as evaluate_ideal with:
-    wildcard_constraints:
-        run=IDEAL,
-
-
-use rule crosscheck as crosscheck_ideal with:
     wildcard_constraints:
         run=IDEAL,
 
