@@ -10,8 +10,6 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/retrieve.smk"
 include: "workflow/rules/evaluate.smk"
-include: "workflow/rules/compare.smk"
-include: "workflow/rules/published.smk"
 include: "workflow/rules/report.smk"
 
 

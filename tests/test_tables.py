@@ -59,6 +59,18 @@ def test_write_each_format(tmp_path):
     assert (tmp_path / "t.html").read_text().startswith("<!DOCTYPE html>")
 
 
+def test_paths_under_takes_one_writers_paths_from_a_jobs_outputs():
+    outputs = {
+        "reference_md": "r.md",
+        "reference_csv": "r.csv",
+        "curves_textbook_md": "c.md",
+        "summary": "s.md",
+    }
+    assert tables.paths_under(outputs, "reference_") == {"md": "r.md", "csv": "r.csv"}
+    assert tables.paths_under(outputs, "curves_") == {"textbook_md": "c.md"}
+    assert tables.paths_under(outputs, "tiebreak_") == {}
+
+
 def test_single_change_conventions_in_choice_order():
     conventions = {
         "reference": {},

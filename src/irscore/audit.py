@@ -13,7 +13,7 @@ import pandas as pd
 
 from irscore import stats, trec
 from irscore.conventions import Convention, conventions_from_config, name_under
-from irscore.evaluate import concat_long, read_long_table
+from irscore.evaluate import concat_long
 
 COLUMNS = [
     "measure",
@@ -93,11 +93,12 @@ def _names(measures: Sequence[str], conventions: Sequence[Convention]) -> set[st
     return {name_under(m, c) for m in measures for c in conventions} | set(measures)
 
 
-def _read(paths: Sequence[str], measures: Sequence[str], conventions: Sequence[Convention]):
-    """The rows of `measures` (by any convention's name) of the long tables at `paths`."""
+def _rows_of(
+    long_tables: Sequence[pd.DataFrame], measures: Sequence[str], conventions: Sequence[Convention]
+) -> pd.DataFrame:
+    """The rows of `measures` (by any convention's name) of the runs' long tables, as one."""
     names = _names(measures, conventions)
-    tables = [read_long_table(path) for path in paths]
-    return concat_long([table[table["measure"].isin(names)] for table in tables])
+    return concat_long([table[table["measure"].isin(names)] for table in long_tables])
 
 
 def _by_key(
@@ -197,14 +198,14 @@ def _shifted(mean: float, diff: float, reference: bool) -> str:
 
 
 def write(
-    eval_paths: Sequence[str],
+    long_tables: Sequence[pd.DataFrame],
     labels: Mapping[str, str],
     conventions: Mapping[str, Mapping | None],
     paths: Mapping[str, str],
 ) -> pd.DataFrame:
     """The convention audit of the workflow's runs as Markdown and CSV."""
     chosen = conventions_from_config(conventions)
-    table = _read(eval_paths, list(labels.values()), chosen)
+    table = _rows_of(long_tables, list(labels.values()), chosen)
     audit = convention_audit(table, list(labels.values()), chosen)
     trec.write_lines_atomically(paths["md"], [markdown(audit, labels)])
     trec.write_lines_atomically(
@@ -352,14 +353,14 @@ def flips_markdown(flips: pd.DataFrame, alpha: float, correction: str) -> str:
 
 
 def write_comparisons(
-    eval_paths: Sequence[str],
+    long_tables: Sequence[pd.DataFrame],
     conventions: Mapping[str, Mapping | None],
     settings: Mapping,
     paths: Mapping[str, str],
 ) -> pd.DataFrame:
     """The workflow's paired tests (`compare:` in config) and the conclusions that flip."""
     chosen = conventions_from_config(conventions)
-    table = _read(eval_paths, settings["measures"], chosen)
+    table = _rows_of(long_tables, settings["measures"], chosen)
     comparisons = paired_comparisons(
         table,
         [tuple(pair) for pair in settings["pairs"]],

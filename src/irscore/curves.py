@@ -9,16 +9,15 @@ together with its interpolated envelope and its ROC curve.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from irscore import plots, tables, trec
+from irscore import plots, tables
 from irscore.conventions import REFERENCE
-from irscore.evaluate import prepare, rank, read_long_table
+from irscore.evaluate import prepare, rank
 from irscore.measures import RECALL_LEVELS
 
 LEVEL_MEASURES = tuple(f"iprec_at_recall_{level:.2f}" for level in RECALL_LEVELS)
@@ -111,46 +110,50 @@ def roc_auc(curve: pd.DataFrame) -> float:
     return float(np.trapezoid(tpr, fpr))
 
 
-def write_curves(
-    eval_paths: Sequence[str],
+def write_curve_tables(
+    long_tables: Sequence[pd.DataFrame],
     conventions: Mapping[str, Mapping[str, Any] | None],
     outputs: Mapping[str, str],
-    dpi: int,
 ) -> None:
     """The averaged 11-point curves of every run under each interpolation rule that some
-    convention isolates: the table (`outputs` keys RULE_md, _csv, _tex, _html) and the
-    plot (RULE_png, RULE_svg). The long tables are read once for all rules."""
-    long_tables = [read_long_table(p) for p in eval_paths]
+    convention isolates, as tables (`outputs` keys RULE_md, RULE_csv, RULE_tex, RULE_html)."""
     for rule, convention in interpolation_conventions(conventions).items():
-        frame = curve_table(long_tables, convention)
         caption = (
             f"Mean interpolated precision at 11 recall levels, interpolation {rule} "
             f"(convention {convention})"
         )
         paths = {kind: outputs[f"{rule}_{kind}"] for kind in tables.FORMATS}
-        tables.write(frame, paths, caption=caption)
+        tables.write(curve_table(long_tables, convention), paths, caption=caption)
+
+
+def write_curve_plots(
+    long_tables: Sequence[pd.DataFrame],
+    conventions: Mapping[str, Mapping[str, Any] | None],
+    outputs: Mapping[str, str],
+    dpi: int,
+) -> None:
+    """The same curves as figures, one per interpolation rule (`outputs` keys RULE_png,
+    RULE_svg)."""
+    for rule, convention in interpolation_conventions(conventions).items():
         with plots.style():
-            figure = plots.curves_figure(frame, RECALL_LEVELS, rule)
+            figure = plots.curves_figure(curve_table(long_tables, convention), RECALL_LEVELS, rule)
             plots.save(figure, outputs[f"{rule}_png"], outputs[f"{rule}_svg"], dpi)
 
 
 def write_topic_example(
-    qrels_path: str,
-    run_path: str,
-    eval_path: str,
-    manifest_path: str,
+    qrels: pd.DataFrame,
+    run: pd.DataFrame,
+    table: pd.DataFrame,
+    documents: int,
     topic: str,
     conventions: Mapping[str, Mapping[str, Any] | None],
     png: str,
     svg: str,
     dpi: int,
 ) -> None:
-    """One topic of one run: its precision-recall sawtooth with the envelope, and its ROC."""
-    qrels = trec.read_qrels(qrels_path)
-    with open(manifest_path, encoding="utf-8") as stream:
-        documents = int(json.load(stream)["counts"]["documents"])
-    curve = topic_curve(qrels, trec.read_run(run_path), topic, documents)
-    table = read_long_table(eval_path)
+    """One topic of one run (`table` is the run's long table, `documents` the collection's
+    size): its precision-recall sawtooth with the envelope, and its ROC."""
+    curve = topic_curve(qrels, run, topic, documents)
     points = topic_points(table, topic, interpolation_conventions(conventions))
     ap = tables.per_topic(table, "map")[topic]
     name = str(table["run"].iloc[0])

@@ -243,6 +243,12 @@ def _records(docs: pd.DataFrame) -> Iterator[dict[str, str]]:
         yield dict(zip(DOC_FIELDS, row, strict=True))
 
 
+def documents_in(manifest: str | os.PathLike) -> int:
+    """The number of documents in the collection, as the data step's manifest records it."""
+    with open(manifest, encoding="utf-8") as stream:
+        return int(json.load(stream)["counts"]["documents"])
+
+
 def _manifest(collection: Collection, exports: dict[str, str]) -> dict[str, Any]:
     grades = collection.qrels.grade.value_counts()
     return {

@@ -39,18 +39,17 @@ def audit_files(
     runs = [trec.read_run(path) for path in run_paths]
     names = _names(run_paths, runs)
     grid = conventions_from_config(conventions)
-    eval_paths, long_tables, checks = [], [], []
+    long_tables, checks = [], []
     for name, run, path in zip(names, runs, run_paths, strict=True):
         table = evaluate(qrels, run, grid, MeasureSpec(), name)
-        eval_paths.append(str(folder / "eval" / f"{name}.tsv"))
-        write_long_table(eval_paths[-1], table)
+        write_long_table(str(folder / "eval" / f"{name}.tsv"), table)
         long_tables.append(table)
         checks += input_checks(qrels, run, name, path)
     audited = audit.write(
-        eval_paths, HEADLINE, conventions, _paths(folder / "audit" / "conventions", ("md", "csv"))
+        long_tables, HEADLINE, conventions, _paths(folder / "audit" / "conventions", ("md", "csv"))
     )
     tie_paths = _paths(folder / "tables" / "tiebreak", tables.FORMATS)
-    ties.write_tie_table(qrels_path, run_paths, eval_paths, conventions, tie_paths)
+    ties.write_tie_table(qrels, runs, long_tables, conventions, tie_paths)
     curve_outputs = {
         f"{rule}_{kind}": str(
             folder / ("plots" if kind in ("png", "svg") else "tables") / f"curves_{rule}.{kind}"
@@ -58,10 +57,11 @@ def audit_files(
         for rule in curves.interpolation_conventions(conventions)
         for kind in (*tables.FORMATS, "png", "svg")
     }
-    curves.write_curves(eval_paths, conventions, curve_outputs, DPI)
+    curves.write_curve_tables(long_tables, conventions, curve_outputs)
+    curves.write_curve_plots(long_tables, conventions, curve_outputs, DPI)
     plot = folder / "plots" / "conventions"
     plots.write_conventions_plot(
-        eval_paths, HEADLINE, conventions, f"{plot}.png", f"{plot}.svg", DPI
+        long_tables, HEADLINE, conventions, f"{plot}.png", f"{plot}.svg", DPI
     )
     flips = pd.DataFrame()
     if len(names) > 1:
@@ -79,7 +79,7 @@ def audit_files(
             "flips": str(folder / "compare" / "flips.tsv"),
             "md": str(folder / "compare" / "flips.md"),
         }
-        comparisons = audit.write_comparisons(eval_paths, conventions, settings, paths)
+        comparisons = audit.write_comparisons(long_tables, conventions, settings, paths)
         flips = audit.conclusion_flips(comparisons)
     tie_frame = pd.read_csv(tie_paths["csv"], index_col=0)
     return render_summary(checks, audited, tie_frame, flips, folder)

@@ -23,7 +23,6 @@ from matplotlib.figure import Figure
 
 from irscore import tables
 from irscore.conventions import conventions_from_config, name_under
-from irscore.evaluate import read_long_table
 
 STYLE = {
     "font.family": "DejaVu Sans",
@@ -361,7 +360,7 @@ def check_config(plots: Mapping[str, Any], runs: Sequence[str]) -> None:
 
 
 def write_conventions_plot(
-    eval_paths: Sequence[str],
+    long_tables: Sequence[pd.DataFrame],
     labels: Mapping[str, str],
     conventions: Mapping[str, Mapping[str, Any] | None],
     png: str,
@@ -369,7 +368,6 @@ def write_conventions_plot(
     dpi: int,
 ) -> None:
     """The convention audit as a dot plot, from the runs' long tables."""
-    long_tables = [read_long_table(p) for p in eval_paths]
     runs = [str(t["run"].iloc[0]) for t in long_tables]
     with style():
         figure = conventions_figure(convention_means(long_tables, labels, conventions), runs)
@@ -377,11 +375,12 @@ def write_conventions_plot(
 
 
 def write_pair_plot(
-    eval_x: str, eval_y: str, label_topics: int, png: str, svg: str, dpi: int
+    table_x: pd.DataFrame, table_y: pd.DataFrame, label_topics: int, png: str, svg: str, dpi: int
 ) -> None:
-    """Per-topic AP of two runs under the reference convention (topics both evaluate)."""
+    """Per-topic AP of two runs (their long tables) under the reference convention, on the
+    topics both evaluate."""
     ap = pd.concat(
-        [tables.per_topic(read_long_table(path), "map") for path in (eval_x, eval_y)],
+        [tables.per_topic(table, "map") for table in (table_x, table_y)],
         axis=1,
         join="inner",
     )

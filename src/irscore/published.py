@@ -23,7 +23,6 @@ import yaml
 
 from irscore import tables, trec
 from irscore.crosscheck import TOLERANCE
-from irscore.evaluate import read_long_table
 
 # How a text printed a figure; `unstated` is compared rounded (what printf and format do).
 PRINTED_AS = ("rounded", "truncated", "unstated", "exact")
@@ -303,14 +302,13 @@ def write_published(
     published: str | os.PathLike,
     qrels: str | os.PathLike,
     runs: Sequence[str],
-    evals: Sequence[str],
+    run_tables: Mapping[str, pd.DataFrame],
     outputs: Mapping[str, str],
 ) -> None:
-    """Compare the published figures with the runs' long tables (results/eval/RUN.tsv) and
+    """Compare the published figures with the runs' long tables (run name -> table) and
     run ir_measures on the lab's run files (results/runs/RUN.run). `outputs` has keys
     comparison_md, comparison_csv, ir_measures_md and ir_measures_csv."""
     figures = load_published(published)
-    run_tables = _run_tables(evals)
     comparison = compare(figures, run_tables)
     check = ir_measures_check(figures, qrels, {Path(p).stem: p for p in runs}, run_tables)
     for name, table, text in (
@@ -320,11 +318,6 @@ def write_published(
         csv = tables.csv(table.set_index("experiment"))
         trec.write_lines_atomically(outputs[f"{name}_csv"], [csv])
         trec.write_lines_atomically(outputs[f"{name}_md"], [text])
-
-
-def _run_tables(evals: Sequence[str]) -> dict[str, pd.DataFrame]:
-    """Run name (the file's stem) -> its long table."""
-    return {Path(path).stem: read_long_table(path) for path in evals}
 
 
 def _keys(where: Any, entry: Any, required: set[str], optional: set[str]) -> None:

@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 
 from irscore import tables, ties, trec
-from irscore.evaluate import read_long_table
 from irscore.ideal import TAG as IDEAL
 
 
@@ -112,8 +111,8 @@ def demoted(markdown: str) -> str:
 
 
 def write(
-    qrels_path: str,
-    eval_paths: Sequence[str],
+    qrels: pd.DataFrame,
+    long_tables: Sequence[pd.DataFrame],
     crosscheck_paths: Sequence[str],
     columns: Mapping[str, str],
     output: str,
@@ -126,10 +125,9 @@ def write(
     """Regenerate the summary from the qrels, the long tables and the cross-checks, adding
     the tie-break table, the 11-point tables (`curves`, one per rule of `interpolations`),
     the convention audit and the `appendix` documents (Markdown files) when given."""
-    qrels = trec.read_qrels(qrels_path)
     counts = qrels["grade"].value_counts().sort_index()
     grades = ", ".join(f"{int(g)}: {int(n):,}" for g, n in counts.items())
-    headline = tables.headline([read_long_table(p) for p in eval_paths], columns)
+    headline = tables.headline(long_tables, columns)
     sections = []
     if tiebreak:
         sections.append(tie_section(_read(tiebreak)))

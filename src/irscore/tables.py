@@ -17,7 +17,6 @@ import pandas as pd
 
 from irscore import trec
 from irscore.conventions import CHOICES, conventions_from_config
-from irscore.evaluate import read_long_table
 
 DECIMALS = 4
 FORMATS = ("md", "csv", "tex", "html")
@@ -159,7 +158,17 @@ def write(frame: pd.DataFrame, paths: Mapping[str, str], caption: str = "") -> N
         trec.write_lines_atomically(path, [render[kind](frame)])
 
 
-def write_headline(eval_paths, columns: Mapping[str, str], paths: Mapping[str, str]) -> None:
+def paths_under(outputs: Mapping[str, str], prefix: str) -> dict[str, str]:
+    """The entries of a job's `outputs` whose key starts with `prefix`, keyed by the rest
+    (reference_md -> md): the paths one writer takes."""
+    return {
+        key.removeprefix(prefix): path for key, path in outputs.items() if key.startswith(prefix)
+    }
+
+
+def write_headline(
+    long_tables: Sequence[pd.DataFrame], columns: Mapping[str, str], paths: Mapping[str, str]
+) -> None:
     """The headline table of the reference convention from the runs' long tables."""
-    frame = headline([read_long_table(p) for p in eval_paths], columns)
+    frame = headline(long_tables, columns)
     write(frame, paths, caption="Headline measures, reference convention (trec_eval 9.0.x)")

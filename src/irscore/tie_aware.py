@@ -16,7 +16,6 @@ ERR and trec_eval's set-based and other extra measures) are left out of an
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaln
 
 from irscore.measures import MeasureSpec, Ranking, gains_of, ideal_dcg
 
@@ -175,6 +174,8 @@ def _first_relevant_group(r: Ranking, g: Groups) -> tuple[np.ndarray, np.ndarray
 
 
 def _log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+    from scipy.special import gammaln  # here: every process reading long tables imports this module
+
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 

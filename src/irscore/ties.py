@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irscore import tables, trec
+from irscore import tables
 from irscore.conventions import REFERENCE
-from irscore.evaluate import prepare, rank, read_long_table
+from irscore.evaluate import prepare, rank
 
 TOP = 10
 # Orders of tied documents (trec_eval's first), then the tie-aware range over all orders.
@@ -105,14 +105,13 @@ def tie_table(
 
 
 def write_tie_table(
-    qrels_path: str,
-    run_paths: Sequence[str],
-    eval_paths: Sequence[str],
+    qrels: pd.DataFrame,
+    runs: Sequence[pd.DataFrame],
+    long_tables: Sequence[pd.DataFrame],
     conventions: Mapping[str, Mapping[str, Any] | None],
     paths: Mapping[str, str],
 ) -> None:
-    """The tie-break table of the workflow's runs (rows in the order of `run_paths`)."""
-    qrels = trec.read_qrels(qrels_path)
-    counts = [tie_counts(qrels, trec.read_run(path)) for path in run_paths]
-    frame = tie_table([read_long_table(p) for p in eval_paths], conventions, counts)
+    """The tie-break table of the runs (rows in the order given; `long_tables` are theirs)."""
+    counts = [tie_counts(qrels, run) for run in runs]
+    frame = tie_table(long_tables, conventions, counts)
     tables.write(frame, paths, caption=CAPTION)

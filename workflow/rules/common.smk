@@ -141,14 +141,5 @@ def final_targets():
         + run_outputs()
         + expand("results/eval/{run}.tsv", run=run_names())
         + expand("results/crosscheck/{run}.tsv", run=run_names())
-        + expand("results/tables/reference.{ext}", ext=["md", "csv", "tex"])
-        + ["results/summary.md"]
-        + expand("results/audit/conventions.{ext}", ext=["md", "csv"])
-        + [
-            "results/compare/tests.tsv",
-            "results/compare/flips.tsv",
-            "results/compare/flips.md",
-        ]
         + report_targets()
-        + published_targets()
     )

@@ -1,7 +1,9 @@
-# Tables, curves and plots of the reported numbers, results/summary.md, and the
-# captions of `snakemake --report results/report.html` (workflow/report/*.rst).
+# The ideal run, then the reported numbers in three jobs that each read their inputs
+# once: every table with results/summary.md, the figures of all runs, and the figures
+# of single topics. Captions for `snakemake --report` are in workflow/report/*.rst.
 
 
+include: "published_helpers.smk"
 include: "report_helpers.smk"
 
 
@@ -31,192 +33,102 @@ use rule evaluate as evaluate_ideal with:
         run=IDEAL,
 
 
-rule reference_table:
-    input:
-        evals=expand("results/eval/{run}.tsv", run=[*run_names(), IDEAL]),
-        code=package_sources("tables.py", "evaluate.py", "conventions.py"),
-    output:
-        **table_outputs("reference", "1. Headline", "reference", table="reference"),
-    log:
-        "results/logs/reference_table.log",
-    conda:
-        "../envs/irscore.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-    params:
-        columns=config["headline"],
-    script:
-        "../../scripts/reference_table.py"
-
-
-rule tiebreak_table:
+rule tables:
     input:
         qrels="results/data/qrels.txt",
         runs=expand("results/runs/{run}.run", run=run_names()),
         evals=expand("results/eval/{run}.tsv", run=run_names()),
+        ideal=f"results/eval/{IDEAL}.tsv",
+        crosschecks=expand("results/crosscheck/{run}.tsv", run=[*run_names(), IDEAL]),
+        published=published_file(),
+        ir_measures_runs=expand("results/runs/{run}.run", run=ir_measures_runs()),
         code=package_sources(
-            "ties.py", "tables.py", "evaluate.py", "conventions.py", "trec.py"
-        ),
-    output:
-        **table_outputs("tiebreak", "2. Ties", "tiebreak", table="tiebreak"),
-    log:
-        "results/logs/tiebreak_table.log",
-    conda:
-        "../envs/irscore.yaml"
-    threads: 1
-    resources:
-        mem_mb=2000,
-    params:
-        conventions=config["conventions"],
-    script:
-        "../../scripts/tiebreak_table.py"
-
-
-rule curves:
-    input:
-        evals=expand("results/eval/{run}.tsv", run=run_names()),
-        code=package_sources(
-            "curves.py", "plots.py", "tables.py", "evaluate.py", "conventions.py"
-        ),
-    output:
-        **curve_outputs(),
-    log:
-        "results/logs/curves.log",
-    conda:
-        "../envs/irscore.yaml"
-    threads: 1
-    resources:
-        mem_mb=2000,
-    params:
-        conventions=config["conventions"],
-        dpi=config["plots"]["dpi"],
-    script:
-        "../../scripts/curves.py"
-
-
-rule topic_example:
-    input:
-        qrels="results/data/qrels.txt",
-        manifest="results/data/manifest.json",
-        run=f"results/runs/{config['plots']['example']['run']}.run",
-        eval=f"results/eval/{config['plots']['example']['run']}.tsv",
-        code=package_sources(
-            "curves.py",
-            "plots.py",
+            "report_tables.py",
             "tables.py",
+            "ties.py",
+            "curves.py",
+            "audit.py",
+            "stats.py",
+            "published.py",
+            "crosscheck.py",
+            "summary.py",
             "evaluate.py",
             "conventions.py",
             "trec.py",
         ),
     output:
-        **figure_outputs(
-            "results/plots/topic_example",
-            "3. Curves",
-            "topic_example",
-            figure="one topic",
-        ),
+        **tables_outputs(),
     log:
-        "results/logs/topic_example.log",
+        "results/logs/tables.log",
     conda:
         "../envs/irscore.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=3000,
     params:
-        topic=config["plots"]["example"]["topic"],
+        headline=config["headline"],
         conventions=config["conventions"],
-        dpi=config["plots"]["dpi"],
+        compare=config["compare"],
     script:
-        "../../scripts/topic_example.py"
+        "../../scripts/tables.py"
 
 
-rule pair_plot:
-    input:
-        x="results/eval/{x}.tsv",
-        y="results/eval/{y}.tsv",
-        code=package_sources("plots.py", "tables.py", "evaluate.py"),
-    output:
-        **figure_outputs(
-            "results/plots/pair_{x}_vs_{y}",
-            "4. Per-topic",
-            "pair",
-            figure="per-topic AP",
-            pair="{x} vs {y}",
-        ),
-    log:
-        "results/logs/pair_plot/{x}_vs_{y}.log",
-    wildcard_constraints:
-        x="|".join(map(re.escape, run_names())),
-        y="|".join(map(re.escape, run_names())),
-    conda:
-        "../envs/irscore.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-    params:
-        label_topics=config["plots"]["label_topics"],
-        dpi=config["plots"]["dpi"],
-    script:
-        "../../scripts/pair_plot.py"
-
-
-rule conventions_plot:
+rule figures:
     input:
         evals=expand("results/eval/{run}.tsv", run=run_names()),
         code=package_sources(
-            "plots.py", "audit.py", "tables.py", "evaluate.py", "conventions.py"
+            "report_figures.py",
+            "plots.py",
+            "curves.py",
+            "tables.py",
+            "conventions.py",
+            "evaluate.py",
         ),
     output:
-        **figure_outputs(
-            "results/plots/conventions",
-            "5. Conventions",
-            "conventions",
-            figure="convention audit",
-        ),
+        **figures_outputs(),
     log:
-        "results/logs/conventions_plot.log",
+        "results/logs/figures.log",
     conda:
         "../envs/irscore.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=3000,
     params:
         labels=config["headline"],
         conventions=config["conventions"],
         dpi=config["plots"]["dpi"],
     script:
-        "../../scripts/conventions_plot.py"
+        "../../scripts/figures.py"
 
 
-rule summary:
+# Ready once the runs it names are scored: run it then, beside the other runs' jobs, so
+# that the tables and the figures of all runs are the only work left at the end.
+rule topic_figures:
     input:
         qrels="results/data/qrels.txt",
-        evals=expand("results/eval/{run}.tsv", run=[*run_names(), IDEAL]),
-        crosschecks=expand("results/crosscheck/{run}.tsv", run=[*run_names(), IDEAL]),
-        tiebreak="results/tables/tiebreak.md",
-        curves=expand(
-            "results/tables/curves_{interpolation}.md", interpolation=INTERPOLATIONS
+        manifest="results/data/manifest.json",
+        example_run=f"results/runs/{config['plots']['example']['run']}.run",
+        evals=expand("results/eval/{run}.tsv", run=plotted_runs()),
+        code=package_sources(
+            "report_figures.py",
+            "plots.py",
+            "curves.py",
+            "tables.py",
+            "data.py",
+            "trec.py",
         ),
-        audit="results/audit/conventions.md",
-        appendix=summary_appendix(),
-        code=package_sources("summary.py", "tables.py", "ties.py", "evaluate.py"),
     output:
-        report(
-            "results/summary.md",
-            caption="../report/summary.rst",
-            category="6. Summary",
-            labels={"file": "summary.md"},
-        ),
+        **topic_figures_outputs(),
     log:
-        "results/logs/summary.log",
+        "results/logs/topic_figures.log",
+    priority: 1
     conda:
         "../envs/irscore.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
+        mem_mb=2000,
     params:
-        columns=config["headline"],
-        interpolations=list(INTERPOLATIONS),
+        plots=config["plots"],
+        conventions=config["conventions"],
     script:
-        "../../scripts/summary.py"
+        "../../scripts/topic_figures.py"
