@@ -10,12 +10,12 @@ from irscore.curves import (
     LEVEL_LABELS,
     curve_table,
     envelope,
-    interpolation_conventions,
     roc_auc,
     topic_curve,
     topic_points,
 )
 from irscore.evaluate import evaluate
+from irscore.tables import interpolation_conventions
 from irscore.trec import read_qrels, read_run
 
 CONVENTIONS = {

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from irscore import plots
+from irscore.report_config import check_plots
 
 
 def pair() -> pd.DataFrame:
@@ -46,10 +47,10 @@ def test_figures_are_byte_identical_and_carry_no_date(tmp_path, draw):
     assert not list(tmp_path.glob(".*.tmp"))  # written through a temporary file, then renamed
 
 
-def test_check_config_names_unknown_runs_and_self_pairs():
+def test_check_plots_names_unknown_runs_and_self_pairs():
     good = {"example": {"run": "a", "topic": "1"}, "pairs": [["a", "b"]]}
-    plots.check_config(good, ["a", "b"])
+    check_plots(good, ["a", "b"])
     with pytest.raises(ValueError, match="unknown run"):
-        plots.check_config({**good, "pairs": [["a", "c"]]}, ["a", "b"])
+        check_plots({**good, "pairs": [["a", "c"]]}, ["a", "b"])
     with pytest.raises(ValueError, match="with itself"):
-        plots.check_config({**good, "pairs": [["a", "a"]]}, ["a", "b"])
+        check_plots({**good, "pairs": [["a", "a"]]}, ["a", "b"])

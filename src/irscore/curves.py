@@ -24,11 +24,6 @@ LEVEL_MEASURES = tuple(f"iprec_at_recall_{level:.2f}" for level in RECALL_LEVELS
 LEVEL_LABELS = tuple(f"{level:.1f}" for level in RECALL_LEVELS)
 
 
-def interpolation_conventions(conventions: Mapping[str, Mapping[str, Any] | None]) -> dict:
-    """{interpolation rule: convention name} for the rules some convention isolates."""
-    return tables.single_change_conventions(conventions, "interpolation")
-
-
 def curve_table(long_tables: Sequence[pd.DataFrame], convention: str) -> pd.DataFrame:
     """One row per run: mean interpolated precision at each recall level, and 11pt_avg."""
     rows = {}
@@ -117,7 +112,7 @@ def write_curve_tables(
 ) -> None:
     """The averaged 11-point curves of every run under each interpolation rule that some
     convention isolates, as tables (`outputs` keys RULE_md, RULE_csv, RULE_tex, RULE_html)."""
-    for rule, convention in interpolation_conventions(conventions).items():
+    for rule, convention in tables.interpolation_conventions(conventions).items():
         caption = (
             f"Mean interpolated precision at 11 recall levels, interpolation {rule} "
             f"(convention {convention})"
@@ -134,7 +129,7 @@ def write_curve_plots(
 ) -> None:
     """The same curves as figures, one per interpolation rule (`outputs` keys RULE_png,
     RULE_svg)."""
-    for rule, convention in interpolation_conventions(conventions).items():
+    for rule, convention in tables.interpolation_conventions(conventions).items():
         with plots.style():
             figure = plots.curves_figure(curve_table(long_tables, convention), RECALL_LEVELS, rule)
             plots.save(figure, outputs[f"{rule}_png"], outputs[f"{rule}_svg"], dpi)
@@ -154,7 +149,7 @@ def write_topic_example(
     """One topic of one run (`table` is the run's long table, `documents` the collection's
     size): its precision-recall sawtooth with the envelope, and its ROC."""
     curve = topic_curve(qrels, run, topic, documents)
-    points = topic_points(table, topic, interpolation_conventions(conventions))
+    points = topic_points(table, topic, tables.interpolation_conventions(conventions))
     ap = tables.per_topic(table, "map")[topic]
     name = str(table["run"].iloc[0])
     relevant = int(((qrels["topic"] == topic) & (qrels["grade"] >= REFERENCE.rel_level)).sum())

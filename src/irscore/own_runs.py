@@ -54,7 +54,7 @@ def audit_files(
         f"{rule}_{kind}": str(
             folder / ("plots" if kind in ("png", "svg") else "tables") / f"curves_{rule}.{kind}"
         )
-        for rule in curves.interpolation_conventions(conventions)
+        for rule in tables.interpolation_conventions(conventions)
         for kind in (*tables.FORMATS, "png", "svg")
     }
     curves.write_curve_tables(long_tables, conventions, curve_outputs)

@@ -348,17 +348,6 @@ def convention_means(
     return pd.DataFrame(rows, columns=["measure", "convention", "run", "value"])
 
 
-def check_config(plots: Mapping[str, Any], runs: Sequence[str]) -> None:
-    """Fail before any job runs when `plots:` names a run that is not configured."""
-    named = [plots["example"]["run"], *(run for pair in plots["pairs"] for run in pair)]
-    unknown = sorted(set(named) - set(runs))
-    if unknown:
-        raise ValueError(f"plots: unknown run(s) {', '.join(unknown)}; runs: {', '.join(runs)}")
-    same = [pair for pair in plots["pairs"] if pair[0] == pair[1]]
-    if same:
-        raise ValueError(f"plots: a pair compares a run with itself: {same[0]}")
-
-
 def write_conventions_plot(
     long_tables: Sequence[pd.DataFrame],
     labels: Mapping[str, str],

@@ -58,7 +58,7 @@ def write_tables(
             paths_under(outputs, "published_"),
         )
         appendix.append(outputs["published_comparison_md"])
-    rules = list(curves.interpolation_conventions(conventions))
+    rules = list(tables.interpolation_conventions(conventions))
     summary.write(
         qrels_frame,
         [*long_tables, ideal_table],

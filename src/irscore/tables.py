@@ -56,6 +56,11 @@ def single_change_conventions(
     return {value: found[value] for value in CHOICES[field] if value in found}
 
 
+def interpolation_conventions(conventions: Mapping[str, Mapping[str, Any] | None]) -> dict:
+    """{interpolation rule: convention name} for the rules some convention isolates."""
+    return single_change_conventions(conventions, "interpolation")
+
+
 def per_topic(table: pd.DataFrame, measure: str, convention: str = "reference") -> pd.Series:
     """One run's per-topic values of `measure` under `convention`, indexed by topic."""
     rows = table[

@@ -1,12 +1,12 @@
 # Settings and helper functions of the report rules (report.smk): the artefacts of each
 # report job, keyed as irscore.report_tables and irscore.report_figures expect them, each
 # wrapped for the report with its caption.
-from irscore.curves import interpolation_conventions
 from irscore.ideal import TAG as IDEAL
-from irscore.plots import check_config
+from irscore.report_config import check_plots
 from irscore.tables import FORMATS as TABLE_FORMATS
+from irscore.tables import interpolation_conventions
 
-check_config(config["plots"], run_names())
+check_plots(config["plots"], run_names())
 if IDEAL in run_names():
     raise ValueError(f"config: the run name {IDEAL!r} is reserved for the ideal run")
 
