@@ -112,6 +112,22 @@ RUN_ERRORS = [
     ("score_hex", "1 Q0 a 1 0x10 t\n", 1, "1 Q0 a 1 0x10 t", "score '0x10'"),
     ("rank_fraction", "1 Q0 a 1.5 0.5 t\n", 1, "1 Q0 a 1.5 0.5 t", "rank '1.5'"),
     ("rank_word", "1 Q0 a first 0.5 t\n", 1, "1 Q0 a first 0.5 t", "rank 'first'"),
+    # Underscores elsewhere on the line (tag, docno) must not hide one inside a number.
+    (
+        "score_underscore",
+        "1 Q0 d_1 1 0.5 my_tag\n1 Q0 d_2 2 1_5 my_tag\n",
+        2,
+        "1 Q0 d_2 2 1_5 my_tag",
+        "score '1_5'",
+    ),
+    ("rank_underscore", "1 Q0 d_1 1_0 0.5 my_tag\n", 1, "1 Q0 d_1 1_0 0.5 my_tag", "rank '1_0'"),
+    (
+        "tab_score_underscore",
+        "1\tQ0\ta_b\t1\t2_5\tt_1\n",
+        1,
+        "1\tQ0\ta_b\t1\t2_5\tt_1",
+        "score '2_5'",
+    ),
     (
         "after_comments",
         "# run\n1 Q0 a 1 0.5 t\n#\n\n1 Q0 b 2 0,4 t\n",
@@ -436,3 +452,19 @@ def test_property_write_run_read_run_round_trip(tmp_path_factory, rows):
         assert back["rank"].tolist() == run["rank"].tolist()
         assert back["tag"].tolist() == run["tag"].tolist()
         assert [repr(s) for s in back["score"]] == [repr(float(s)) for s in run["score"]]
+
+
+@pytest.mark.parametrize(
+    ("data", "inside_a_number"),
+    [
+        (b"1 Q0 d 1 1_5 t\n", True),
+        (b"1 Q0 d 12_34 0.5 t\n", True),
+        (b"1 Q0 d_1 1 0.5 textbook_bim\n", False),  # digit before, letter after
+        (b"1 Q0 d 1 0.5 run_2\n", False),  # letter before, digit after
+        (b"1 Q0 d 1 0.5 t_\n", False),
+        (b"_1 Q0 d 1 0.5 t\n", False),
+    ],
+)
+def test_underscore_between_digits_sends_the_file_to_the_careful_reader(data, inside_a_number):
+    # Python's float() and int() accept "1_5"; the careful reader refuses it with its line.
+    assert bool(trec._UNDERSCORE.search(data)) is inside_a_number
