@@ -4,7 +4,8 @@ The 11-point values are the evaluator's own (`iprec_at_recall_*` rows of the
 long tables), one table per interpolation rule, so the curves and the tables
 always agree with `11pt_avg`. One topic's per-rank curve is recomputed from the
 run under the reference ranking (float32 scores, ties by docno descending),
-together with its interpolated envelope and its ROC curve.
+together with its interpolated envelope and its ROC curve. The figures of
+both are drawn by `irscore.plots`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irscore import plots, tables
+from irscore import tables
 from irscore.conventions import REFERENCE
 from irscore.evaluate import prepare, rank
 from irscore.measures import RECALL_LEVELS
@@ -119,44 +120,3 @@ def write_curve_tables(
         )
         paths = {kind: outputs[f"{rule}_{kind}"] for kind in tables.FORMATS}
         tables.write(curve_table(long_tables, convention), paths, caption=caption)
-
-
-def write_curve_plots(
-    long_tables: Sequence[pd.DataFrame],
-    conventions: Mapping[str, Mapping[str, Any] | None],
-    outputs: Mapping[str, str],
-    dpi: int,
-) -> None:
-    """The same curves as figures, one per interpolation rule (`outputs` keys RULE_png,
-    RULE_svg)."""
-    for rule, convention in tables.interpolation_conventions(conventions).items():
-        with plots.style():
-            figure = plots.curves_figure(curve_table(long_tables, convention), RECALL_LEVELS, rule)
-            plots.save(figure, outputs[f"{rule}_png"], outputs[f"{rule}_svg"], dpi)
-
-
-def write_topic_example(
-    qrels: pd.DataFrame,
-    run: pd.DataFrame,
-    table: pd.DataFrame,
-    documents: int,
-    topic: str,
-    conventions: Mapping[str, Mapping[str, Any] | None],
-    png: str,
-    svg: str,
-    dpi: int,
-) -> None:
-    """One topic of one run (`table` is the run's long table, `documents` the collection's
-    size): its precision-recall sawtooth with the envelope, and its ROC."""
-    curve = topic_curve(qrels, run, topic, documents)
-    points = topic_points(table, topic, tables.interpolation_conventions(conventions))
-    ap = tables.per_topic(table, "map")[topic]
-    name = str(table["run"].iloc[0])
-    relevant = int(((qrels["topic"] == topic) & (qrels["grade"] >= REFERENCE.rel_level)).sum())
-    title = (
-        f"run {name}, topic {topic}: {relevant} relevant documents in the qrels, "
-        f"{len(curve)} retrieved, AP {ap:.4f}"
-    )
-    with plots.style():
-        figure = plots.topic_figure(curve, envelope(curve), points, roc_auc(curve), title)
-        plots.save(figure, png, svg, dpi)

@@ -58,7 +58,7 @@ def audit_files(
         for kind in (*tables.FORMATS, "png", "svg")
     }
     curves.write_curve_tables(long_tables, conventions, curve_outputs)
-    curves.write_curve_plots(long_tables, conventions, curve_outputs, DPI)
+    plots.write_curve_plots(long_tables, conventions, curve_outputs, DPI)
     plot = folder / "plots" / "conventions"
     plots.write_conventions_plot(
         long_tables, HEADLINE, conventions, f"{plot}.png", f"{plot}.svg", DPI

@@ -4,7 +4,8 @@ Every figure is a plain `Figure` (no pyplot state, no interactive backend), in
 DejaVu Sans (shipped with matplotlib) at fixed sizes. `save` writes PNG and SVG
 without dates, software versions or random ids, so the same numbers give the
 same bytes. Figures take numbers (DataFrames) and return a `Figure`; the
-`write_*` functions read the workflow's files and save the figures.
+`write_*` functions take loaded long tables (and runs), compute the numbers
+and save the figures.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from irscore import tables
-from irscore.conventions import conventions_from_config, name_under
+from irscore import curves, tables
+from irscore.conventions import REFERENCE, conventions_from_config, name_under
+from irscore.measures import RECALL_LEVELS
 
 STYLE = {
     "font.family": "DejaVu Sans",
@@ -375,3 +377,44 @@ def write_pair_plot(
     )
     with style():
         save(pair_figure(ap, label_topics), png, svg, dpi)
+
+
+def write_curve_plots(
+    long_tables: Sequence[pd.DataFrame],
+    conventions: Mapping[str, Mapping[str, Any] | None],
+    outputs: Mapping[str, str],
+    dpi: int,
+) -> None:
+    """The same curves as figures, one per interpolation rule (`outputs` keys RULE_png,
+    RULE_svg)."""
+    for rule, convention in tables.interpolation_conventions(conventions).items():
+        with style():
+            figure = curves_figure(curves.curve_table(long_tables, convention), RECALL_LEVELS, rule)
+            save(figure, outputs[f"{rule}_png"], outputs[f"{rule}_svg"], dpi)
+
+
+def write_topic_example(
+    qrels: pd.DataFrame,
+    run: pd.DataFrame,
+    table: pd.DataFrame,
+    documents: int,
+    topic: str,
+    conventions: Mapping[str, Mapping[str, Any] | None],
+    png: str,
+    svg: str,
+    dpi: int,
+) -> None:
+    """One topic of one run (`table` is the run's long table, `documents` the collection's
+    size): its precision-recall sawtooth with the envelope, and its ROC."""
+    curve = curves.topic_curve(qrels, run, topic, documents)
+    points = curves.topic_points(table, topic, tables.interpolation_conventions(conventions))
+    ap = tables.per_topic(table, "map")[topic]
+    name = str(table["run"].iloc[0])
+    relevant = int(((qrels["topic"] == topic) & (qrels["grade"] >= REFERENCE.rel_level)).sum())
+    title = (
+        f"run {name}, topic {topic}: {relevant} relevant documents in the qrels, "
+        f"{len(curve)} retrieved, AP {ap:.4f}"
+    )
+    with style():
+        figure = topic_figure(curve, curves.envelope(curve), points, curves.roc_auc(curve), title)
+        save(figure, png, svg, dpi)

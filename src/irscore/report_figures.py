@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from irscore import curves, plots, trec
+from irscore import plots, trec
 from irscore.data import documents_in
 from irscore.evaluate import read_long_table
 from irscore.tables import paths_under
@@ -27,7 +27,7 @@ def write_figures(
     """The figures of all runs: the 11-point curves of each interpolation rule and the
     convention dot plot of the `labels` measures."""
     long_tables = [read_long_table(path) for path in evals]
-    curves.write_curve_plots(long_tables, conventions, paths_under(outputs, "curves_"), dpi)
+    plots.write_curve_plots(long_tables, conventions, paths_under(outputs, "curves_"), dpi)
     plots.write_conventions_plot(
         long_tables,
         labels,
@@ -53,7 +53,7 @@ def write_topic_figures(
     long_tables = {str(t["run"].iloc[0]): t for t in map(read_long_table, evals)}
     example = plot_settings["example"]
     dpi = plot_settings["dpi"]
-    curves.write_topic_example(
+    plots.write_topic_example(
         trec.read_qrels(qrels),
         trec.read_run(example_run),
         long_tables[example["run"]],

@@ -40,7 +40,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.stats
+from scipy import special
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 EXACT_MAX_N = 20  # the randomisation test enumerates all 2^n sign patterns up to this n
@@ -148,8 +148,9 @@ def paired_t(a: Sequence[float], b: Sequence[float], alpha: float = 0.05) -> Tes
         )
     se = pair.sd / math.sqrt(n)
     t = pair.diff / se
-    p = float(min(1.0, 2.0 * scipy.stats.t.sf(abs(t), df)))
-    half_width = float(scipy.stats.t.ppf(1.0 - alpha / 2.0, df)) * se
+    # Student's t survival function and quantile, as scipy.stats.t.sf and .ppf compute them.
+    p = float(min(1.0, 2.0 * special.stdtr(df, -abs(t))))
+    half_width = float(special.stdtrit(df, 1.0 - alpha / 2.0)) * se
     return pair.row(
         "t",
         statistic=t,
@@ -173,6 +174,8 @@ def wilcoxon(a: Sequence[float], b: Sequence[float]) -> TestResult:
     permutation one is computed here, vectorised, because scipy's takes seconds.
     `statistic` is min(R+, R-). No nonzero difference: p = 1.0.
     """
+    import scipy.stats  # here: only this test needs it, and it takes a second to import
+
     pair = _paired(a, b)
     d = pair.d
     nonzero = d[d != 0.0]
@@ -374,6 +377,8 @@ def _signed_rank_permutation(nonzero: np.ndarray) -> tuple[float, float]:
     with one matrix product: scipy's takes about 3 s at n = 13. Rank sums are
     multiples of 0.5, so the comparisons are exact.
     """
+    import scipy.stats  # here: only the Wilcoxon test needs it
+
     ranks = scipy.stats.rankdata(np.abs(nonzero))
     r_plus = float(ranks[nonzero > 0].sum())
     null = np.concatenate([flips @ ranks for flips in _all_flip_patterns(nonzero.size)])
