@@ -64,6 +64,21 @@ wildcard_constraints:
     run=_one_of(run_names()),
 
 
+def plotted_runs():
+    """The runs whose long tables the topic figures job reads, in config order."""
+    named = {
+        config["plots"]["example"]["run"],
+        *(run for pair in config["plots"]["pairs"] for run in pair),
+    }
+    return [run for run in run_names() if run in named]
+
+
+def plotted_first(wildcards):
+    """Scheduling priority of a run's jobs: the runs plotted topic by topic go first, so
+    the topic figures job runs beside the other runs' jobs instead of at the end."""
+    return 1 if wildcards.run in plotted_runs() else 0
+
+
 def package_sources(*modules):
     """Paths of irscore source files (relative to the package), so code changes re-run jobs."""
     return [str(IRSCORE_DIR / module) for module in ("__init__.py", *modules)]

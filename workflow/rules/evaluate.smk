@@ -15,6 +15,7 @@ rule evaluate:
         crosscheck="results/crosscheck/{run}.tsv",
     log:
         "results/logs/evaluate/{run}.log",
+    priority: plotted_first
     conda:
         "../envs/irscore.yaml"
     threads: 1

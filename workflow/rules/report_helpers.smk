@@ -140,15 +140,6 @@ def topic_figures_outputs():
     return outputs
 
 
-def plotted_runs():
-    """The runs whose long tables the topic figures job reads, in config order."""
-    named = {
-        config["plots"]["example"]["run"],
-        *(run for pair in config["plots"]["pairs"] for run in pair),
-    }
-    return [run for run in run_names() if run in named]
-
-
 def report_targets():
     """The ideal run's evaluation and every artefact of the three report jobs."""
     artefacts = {**tables_outputs(), **figures_outputs(), **topic_figures_outputs()}

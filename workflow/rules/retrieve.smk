@@ -14,6 +14,7 @@ rule retrieve:
         "results/logs/retrieve/{run}.log",
     wildcard_constraints:
         run=RETRIEVER_NAMES,
+    priority: plotted_first
     conda:
         "../envs/irscore.yaml"
     threads: 1
