@@ -103,3 +103,36 @@ def test_comparison_p_values_are_holm_adjusted_per_convention():
     # Holm with m = 2: the smaller p doubles, the larger stays (but not below the first)
     expected = sorted([min(1, 2 * raw[0]), max(min(1, 2 * raw[0]), raw[1])])
     assert sorted(result["p_adjusted"]) == pytest.approx(expected)
+
+
+def test_conventions_with_the_same_values_get_the_same_tests():
+    # tie_docno_asc leaves both runs' values as they are; judged_only swaps them. Each
+    # distinct pair of arrays is tested once, and rows reuse the result only when equal.
+    rows = []
+    for topic, (x, y) in enumerate(((0.1, 0.3), (0.2, 0.25), (0.4, 0.45), (0.3, 0.2)), 1):
+        for convention, (a, b) in (
+            ("reference", (x, y)),
+            ("tie_docno_asc", (x, y)),
+            ("judged_only", (y, x)),
+        ):
+            rows += [
+                ("a", convention, str(topic), "map", a),
+                ("b", convention, str(topic), "map", b),
+            ]
+    table = pd.DataFrame(rows, columns=["run", "convention", "topic", "measure", "value"])
+    conventions = [
+        Convention(),
+        Convention.from_changes("tie_docno_asc", {"tie_break": "docno_asc"}),
+        Convention.from_changes("judged_only", {"unjudged": "removed"}),
+    ]
+    result = paired_comparisons(
+        table, [("a", "b")], ["map"], conventions, tests=("t", "randomization"), B=200, seed=7
+    ).set_index(["convention", "test"])
+    numbers = ["mean_a", "mean_b", "diff", "statistic", "p", "ci_low", "ci_high"]
+    for test in ("t", "randomization"):
+        same = result.loc[("tie_docno_asc", test), numbers]
+        assert same.equals(result.loc[("reference", test), numbers])
+        swapped = result.loc[("judged_only", test)]
+        # mean of b - a: (0.2 + 0.05 + 0.05 - 0.1) / 4 = 0.05, negated when swapped
+        assert result.loc[("reference", test), "diff"] == pytest.approx(0.05)
+        assert swapped["diff"] == pytest.approx(-0.05)

@@ -261,6 +261,9 @@ def paired_comparisons(
     """
     adjust = {"holm": stats.holm, "bonferroni": stats.bonferroni, "none": np.asarray}[correction]
     values = _by_key(table, measures, conventions)
+    # Many conventions leave a pair's per-topic values as they are, and the tests depend
+    # on nothing else (one seed for all): each distinct pair of arrays is tested once.
+    tested: dict[tuple[bytes, bytes], list[stats.TestResult]] = {}
     rows = []
     for convention in conventions:
         for measure in measures:
@@ -274,9 +277,11 @@ def paired_comparisons(
                 note = (
                     f"{int((~usable).sum())} topics with NaN left out" if not usable.all() else ""
                 )
-                for result in stats.compare(
-                    a[usable], b[usable], tests, B=B, seed=seed, alpha=alpha
-                ):
+                a, b = a[usable], b[usable]
+                key = (a.tobytes(), b.tobytes())
+                if key not in tested:
+                    tested[key] = stats.compare(a, b, tests, B=B, seed=seed, alpha=alpha)
+                for result in tested[key]:
                     rows.append((convention.name, measure, run_a, run_b, result, note))
     frame = pd.DataFrame(
         [
