@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,13 +42,18 @@ class CrossCheckError(AssertionError):
 
 def as_dicts(qrels: pd.DataFrame, run: pd.DataFrame) -> tuple[dict, dict]:
     """qrels and run as pytrec_eval's nested dicts {topic: {docno: grade or score}}."""
-    qrels_dict: dict[str, dict[str, int]] = {}
-    for topic, docno, grade in zip(qrels["topic"], qrels["docno"], qrels["grade"], strict=True):
-        qrels_dict.setdefault(str(topic), {})[str(docno)] = int(grade)
-    run_dict: dict[str, dict[str, float]] = {}
-    for topic, docno, score in zip(run["topic"], run["docno"], run["score"], strict=True):
-        run_dict.setdefault(str(topic), {})[str(docno)] = float(score)
-    return qrels_dict, run_dict
+    return _nested(qrels, "grade", np.int64), _nested(run, "score", np.float64)
+
+
+def _nested(table: pd.DataFrame, column: str, kind: type) -> dict[str, dict[str, Any]]:
+    """{topic: {docno: value}} (a repeated docno keeps its last value), built topic by
+    topic in C: a Python loop over the cells took a third of a second per run."""
+    docnos = np.array(table["docno"].astype(str).tolist(), dtype=object)
+    values = np.asarray(table[column].to_numpy(), dtype=kind)
+    return {
+        str(topic): dict(zip(docnos[rows].tolist(), values[rows].tolist(), strict=True))
+        for topic, rows in table.groupby("topic", sort=False).indices.items()
+    }
 
 
 def pytrec_measures(spec: MeasureSpec) -> set[str]:
