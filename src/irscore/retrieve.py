@@ -173,10 +173,15 @@ def retrieve_to_files(
 
 def run_lines(run: pd.DataFrame, score_format: str = REPR) -> Iterator[str]:
     """TREC run lines in the given row order, scores as repr(float) or by a format spec."""
-    spec = "{!r}" if score_format == REPR else "{:" + score_format + "}"
-    line = "{} Q0 {} {} " + spec + " {}\n"
-    columns = [run[name].tolist() for name in ("topic", "docno", "rank", "score", "tag")]
-    return map(line.format, *columns)
+    topics, docnos, ranks, scores, tags = (
+        run[name].tolist() for name in ("topic", "docno", "rank", "score", "tag")
+    )
+    texts = map(repr, scores) if score_format == REPR else (format(s, score_format) for s in scores)
+    # an f-string per line: str.format with {!r} took half as long again
+    return (
+        f"{t} Q0 {d} {r} {s} {g}\n"
+        for t, d, r, s, g in zip(topics, docnos, ranks, texts, tags, strict=True)
+    )
 
 
 def _rank(
