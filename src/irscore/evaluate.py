@@ -17,6 +17,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 from pandas.api.types import union_categoricals
 
@@ -579,8 +580,9 @@ def write_long_table(path: str, table: pd.DataFrame) -> None:
         pa_csv.write_csv(pa.table(columns), out, write_options=options)
 
 
-def read_long_table(path: str) -> pd.DataFrame:
+def read_long_table(path: str, means_only: bool = False) -> pd.DataFrame:
     """Read a long table written by `write_long_table`; topics and names stay strings.
+    `means_only` keeps the `all` rows, dropped before pandas sees the others.
 
     Arrow's multi-threaded reader: the workflow's report jobs read every run's table.
     """
@@ -595,4 +597,6 @@ def read_long_table(path: str) -> pd.DataFrame:
             strings_can_be_null=False,
         ),
     )
+    if means_only:
+        table = table.filter(pc.equal(table["topic"], "all"))
     return table.to_pandas()

@@ -25,8 +25,8 @@ def write_figures(
     dpi: int,
 ) -> None:
     """The figures of all runs: the 11-point curves of each interpolation rule and the
-    convention dot plot of the `labels` measures."""
-    long_tables = [read_long_table(path) for path in evals]
+    convention dot plot of the `labels` measures. Both draw means only."""
+    long_tables = [read_long_table(path, means_only=True) for path in evals]
     plots.write_curve_plots(long_tables, conventions, paths_under(outputs, "curves_"), dpi)
     plots.write_conventions_plot(
         long_tables,
