@@ -175,9 +175,18 @@ def compare(published: Published, run_tables: Mapping[str, pd.DataFrame]) -> pd.
     """One row per figure (COMPARISON_COLUMNS): published, regenerated (NaN if the run is
     not evaluated), regenerated printed alike, difference (regenerated - published) and
     the verdict: equal at the printed precision, differs, or missing."""
+    # Each run's table cut to the measures its figures name, once, not once per figure.
+    measures: dict[str, set[str]] = {}
+    for figure in published.figures:
+        measures.setdefault(figure.run, set()).add(figure.measure)
+    named = {
+        run: table[table["measure"].isin(measures[run])]
+        for run, table in run_tables.items()
+        if run in measures
+    }
     rows = []
     for figure in published.figures:
-        value = regenerate(figure, run_tables.get(figure.run))
+        value = regenerate(figure, named.get(figure.run))
         alike = printed_like(value, figure)
         if math.isnan(value):
             verdict = MISSING
