@@ -1,8 +1,8 @@
 """The workflow's tables job: every table and results/summary.md in one process.
 
 The tables need the long tables of every run (22 MB each on Cranfield), and a
-Python process with pandas and scipy takes about two seconds to start, so one
-job reads each input once and writes them all. `outputs` maps the keys that
+Python process with pandas takes about a second to start, so one job reads
+each input once and writes them all. `outputs` maps the keys that
 workflow/rules/report_helpers.smk gives each file to its path.
 """
 
@@ -38,7 +38,7 @@ def write_tables(
     """
     qrels_frame = trec.read_qrels(qrels)
     long_tables = [read_long_table(path) for path in evals]
-    ideal_table = read_long_table(ideal)
+    ideal_table = read_long_table(ideal, means_only=True)  # only its headline row is shown
     tables.write_headline([*long_tables, ideal_table], headline, paths_under(outputs, "reference_"))
     tiebreak = paths_under(outputs, "tiebreak_")
     ties.write_tie_table(
