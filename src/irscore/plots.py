@@ -217,8 +217,21 @@ def pair_figure(ap: pd.DataFrame, label_topics: int) -> Figure:
         title=f"per-topic AP, {len(ap)} topics ({len(largest)} largest differences labelled)",
     )
     scatter.legend(title="topics", loc="upper left")
-    colours = [groups[value][1] for value in sign]
-    bars.bar(np.arange(len(difference)), difference.to_numpy(), width=1.0, color=colours, lw=0)
+    # Sorted, the topics of each sign are contiguous: one filled step per sign draws the
+    # same unit-wide bars as 225 rectangles would, with no seams between them.
+    edges = np.arange(len(difference) + 1) - 0.5
+    for value, (_, colour) in groups.items():
+        where = np.flatnonzero(sign.to_numpy() == value)
+        if len(where):
+            span = slice(where[0], where[-1] + 1)
+            bars.stairs(
+                difference.to_numpy()[span],
+                edges[span.start : span.stop + 1],
+                baseline=0.0,
+                fill=True,
+                color=colour,
+                lw=0,
+            )
     bars.axhline(0, color="#333333", lw=0.8)
     mean = float(difference.mean()) if len(difference) else 0.0
     bars.axhline(mean, color="#333333", ls="--", lw=0.8, label=f"mean difference {mean:+.4f}")
