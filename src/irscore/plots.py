@@ -42,6 +42,9 @@ STYLE = {
     "lines.linewidth": 1.4,
     "svg.fonttype": "path",
     "svg.hashsalt": "irscore",
+    # Each figure asks for its own layout; `save` then drops it (see there).
+    "figure.autolayout": False,
+    "figure.constrained_layout.use": False,
 }
 PNG_METADATA = {"Software": None}
 SVG_METADATA = {"Date": None, "Creator": None}
@@ -74,6 +77,8 @@ def save(figure: Figure, png: str, svg: str, dpi: int) -> None:
 
     The layout is computed once, while the PNG is drawn, and kept for the SVG: both
     files show the same layout, and the costliest step of saving is not done twice.
+    Without a layout engine (None, not "none"), matplotlib also skips the extra draw
+    it makes before saving so that a layout can run.
     """
     for path, kind, metadata in ((png, "png", PNG_METADATA), (svg, "svg", SVG_METADATA)):
         target = Path(path)
@@ -87,7 +92,7 @@ def save(figure: Figure, png: str, svg: str, dpi: int) -> None:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        figure.set_layout_engine("none")
+        figure.set_layout_engine(None)
 
 
 def curves_figure(table: pd.DataFrame, levels: Sequence[float], interpolation: str) -> Figure:
