@@ -5,6 +5,7 @@ Each test changes one decision of the reference convention (see
 tie_break="expected" is not tested here (it is being implemented elsewhere).
 """
 
+import warnings
 from math import log2
 
 import pytest
@@ -179,6 +180,24 @@ def test_score_precision_float64(scores):
     out = scores(qrels, run, score_precision="float64")
     assert out[("1", "recip_rank")] == close(1 / 1)
     assert out[("1", "map")] == close(1.0)
+
+
+def test_scores_beyond_float32_tie_at_infinity_without_warnings(scores):
+    qrels = """\
+        1 0 a 1
+        1 0 b 0
+    """
+    run = """\
+        1 Q0 a 1 1e301 r
+        1 Q0 b 2 1e300 r
+    """
+    # trec_eval stores both in a C float: +inf and +inf, a tie, so "b" > "a" comes first
+    # (reciprocal rank 1/2); float64 keeps a above b (1/1). The overflow is by design.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert scores(qrels, run)[("1", "recip_rank")] == close(1 / 2)
+        assert scores(qrels, run, tie_break="expected")[("1", "recip_rank")] == close(3 / 4)
+    assert scores(qrels, run, score_precision="float64")[("1", "recip_rank")] == close(1.0)
 
 
 # ---------------------------------------------------------------------------------------

@@ -236,7 +236,7 @@ def _sorted_rows(
         return rows[_reference_order(topic, p.run_score[rows], tie)]
     reference = replace(c, tie_break="docno_desc", score_precision="float32")
     base = _order(p, reference, has_qrels, grade, Notes())
-    score32 = p.run_score[base].astype(np.float32)
+    score32 = as_float32(p.run_score[base])
     base_topic = p.run_topic[base]
     new = np.r_[True, (base_topic[1:] != base_topic[:-1]) | (score32[1:] != score32[:-1])]
     group = np.cumsum(new) - 1
@@ -299,12 +299,19 @@ def _tie_key(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, no
     return rank_in_tie * n_docs + (n_docs - 1 - doc)
 
 
+def as_float32(score: np.ndarray) -> np.ndarray:
+    """Scores as trec_eval 9 stores them, in a C float. A score beyond float32's range
+    becomes +-inf there too, so numpy's overflow warning is silenced, not a problem."""
+    with np.errstate(over="ignore"):
+        return score.astype(np.float32)
+
+
 def _reference_order(topic: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.ndarray:
     """The order by topic, float32 score descending, then `tie` (ascending)."""
     packed = _packed_order(topic, score, tie)
     if packed is not None:
         return packed
-    return np.lexsort((tie, -score.astype(np.float32).astype(np.float64), topic))
+    return np.lexsort((tie, -as_float32(score).astype(np.float64), topic))
 
 
 def _packed_order(topic: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.ndarray | None:
@@ -319,7 +326,7 @@ def _packed_order(topic: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.n
     tie_bits = int(tie.max()).bit_length()
     if topic_bits + 32 + tie_bits > 64:
         return None
-    bits = (score.astype(np.float32) + np.float32(0.0)).view(np.uint32).astype(np.uint64)
+    bits = (as_float32(score) + np.float32(0.0)).view(np.uint32).astype(np.uint64)
     negative = bits >> np.uint64(31) == 1
     ascending = np.where(negative, ~bits & np.uint64(0xFFFFFFFF), bits | np.uint64(0x80000000))
     descending = np.uint64(0xFFFFFFFF) - ascending
@@ -414,7 +421,7 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
     if c.tie_break == "expected":
         score = p.run_score[rows]
         if c.score_precision == "float32":
-            score = score.astype(np.float32).astype(np.float64)
+            score = as_float32(score).astype(np.float64)
         new = np.r_[True, (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])][: len(rows)]
         tie_group = np.cumsum(new) - 1
     ranking = Ranking(

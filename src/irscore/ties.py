@@ -16,7 +16,7 @@ import pandas as pd
 
 from irscore import tables
 from irscore.conventions import REFERENCE
-from irscore.evaluate import prepare, rank
+from irscore.evaluate import as_float32, prepare, rank
 
 TOP = 10
 # Orders of tied documents (trec_eval's first), then the tie-aware range over all orders.
@@ -44,7 +44,7 @@ def tie_counts(qrels: pd.DataFrame, run: pd.DataFrame, top: int = TOP) -> dict[s
     if not len(rows):
         return {TIED_IN_TOP: 0, TIED_DOCS: 0}
     topic = ranking.topic_of_row
-    score = p.run_score[rows].astype(np.float32)
+    score = as_float32(p.run_score[rows])
     first = np.r_[True, (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])]
     group = np.cumsum(first) - 1
     tied = np.bincount(group)[group] > 1
