@@ -9,13 +9,11 @@ and takes about half a minute.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from test_data import PINS, local_copy
-from test_workflow import REPO, SNAKEMAKE, copy_workflow
+from test_workflow import REPO, copy_workflow, snakemake
 
 
 @pytest.mark.workflow
@@ -23,25 +21,7 @@ def test_committed_summary_is_regenerated_byte_for_byte(tmp_path):
     cranfield = local_copy()
     workdir = tmp_path / "workflow"
     copy_workflow(workdir)
-    pins = ", ".join(f"{name}: {digest}" for name, digest in PINS.items())
-    env = {k: v for k, v in os.environ.items() if k != "CRANFIELD_DIR"}
-    done = subprocess.run(
-        [
-            str(SNAKEMAKE),
-            "--cores",
-            "2",
-            "results/summary.md",
-            "--config",
-            f"cranfield_dir={cranfield}",
-            f"cranfield_sha256={{{pins}}}",
-        ],
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    snakemake(workdir, Path(cranfield), PINS, "results/summary.md")
     fresh = (workdir / "results" / "summary.md").read_text()
     committed = Path(REPO / "results" / "summary.md").read_text()
     assert fresh == committed, (

@@ -10,7 +10,6 @@ runs the whole configured workflow twice on Cranfield.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 import matplotlib.image
 import pytest
 import yaml
-from test_workflow import SNAKEMAKE, copy_workflow, write_corpus
+from test_workflow import copy_workflow, snakemake, write_corpus
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_FLAGS = (
@@ -56,20 +55,6 @@ def two_retrievers(workdir: Path) -> None:
     if "compare" in config:
         config["compare"]["pairs"] = [["tfidf", "bm25"]]
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-
-
-def snakemake(workdir: Path, raw: Path, pins: dict[str, str], *args: str) -> None:
-    pinned = ", ".join(f"{name}: {digest}" for name, digest in pins.items())
-    config = [f"cranfield_dir={raw}", f"cranfield_sha256={{{pinned}}}"]
-    done = subprocess.run(
-        [str(SNAKEMAKE), "--cores", "2", *args, "--config", *config],
-        cwd=workdir,
-        env={k: v for k, v in os.environ.items() if k != "CRANFIELD_DIR"},
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")

@@ -112,7 +112,7 @@ def snakemake(workdir: Path, raw: Path, pins: dict[str, str], *args: str) -> str
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr

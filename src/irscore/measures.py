@@ -386,12 +386,18 @@ def _ideal_cumulative(r: Ranking, gain: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 @per_ranking
-def _ideal_running(r: Ranking, gain: str) -> np.ndarray:
+def ideal_terms(r: Ranking, gain: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The terms every ideal DCG sums: per ideal position, its topic index, its rank in
+    the topic (from 1) and its discounted gain, gain / log2(rank + 1)."""
     counts = np.diff(r.ideal_starts)
     topic = np.repeat(np.arange(len(r.topics)), counts)
     rank = np.arange(len(r.ideal_grade)) - r.ideal_starts[:-1][topic] + 1
-    values = gains_of(r.ideal_grade, gain) / np.log2(rank + 1.0)
-    return _segment_cumsum(values, r.ideal_starts)
+    return topic, rank, gains_of(r.ideal_grade, gain) / np.log2(rank + 1.0)
+
+
+@per_ranking
+def _ideal_running(r: Ranking, gain: str) -> np.ndarray:
+    return _segment_cumsum(ideal_terms(r, gain)[2], r.ideal_starts)
 
 
 def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -489,10 +495,7 @@ def dcg(r: Ranking, gain: str) -> np.ndarray:
 @per_ranking
 def ideal_dcg(r: Ranking, gain: str) -> np.ndarray:
     """DCG of the ideal ranking: every judged positive grade, sorted by gain."""
-    counts = np.diff(r.ideal_starts)
-    topic = np.repeat(np.arange(len(r.topics)), counts)
-    rank = np.arange(len(r.ideal_grade)) - r.ideal_starts[:-1][topic] + 1
-    values = gains_of(r.ideal_grade, gain) / np.log2(rank + 1.0)
+    topic, _, values = ideal_terms(r, gain)
     return np.bincount(topic, weights=values, minlength=len(r.topics)).astype(np.float64)
 
 

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from irscore.measures import MeasureSpec, Ranking, gains_of, ideal_dcg
+from irscore.measures import MeasureSpec, Ranking, gains_of, ideal_dcg, ideal_terms
 
 # The measure families `expected` computes; every other family is left out.
 FAMILIES = frozenset(
@@ -222,9 +222,6 @@ def _success(r: Ranking, g: Groups, k: np.ndarray) -> np.ndarray:
 
 def _ideal_at(r: Ranking, gain: str, k: int) -> np.ndarray:
     """The ideal DCG over the first k ideal ranks."""
-    counts = np.diff(r.ideal_starts)
-    topic = np.repeat(np.arange(len(r.topics)), counts)
-    rank = np.arange(len(r.ideal_grade)) - r.ideal_starts[:-1][topic] + 1
+    topic, rank, values = ideal_terms(r, gain)
     keep = rank <= k
-    values = gains_of(r.ideal_grade[keep], gain) / np.log2(rank[keep] + 1.0)
-    return np.bincount(topic[keep], weights=values, minlength=len(r.topics))
+    return np.bincount(topic[keep], weights=values[keep], minlength=len(r.topics))
