@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
+import os
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -125,3 +128,72 @@ def test_python_dash_m_irscore(tmp_path):
     assert (
         done.stdout == "map                   \tall\t0.5000\nrecip_rank            \tall\t0.5000\n"
     )
+
+
+def _irscore(*argv: str, env: dict[str, str] | None = None, stdout=subprocess.PIPE):
+    """`python -m irscore ARGV` in a fresh process, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "irscore", *argv],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def test_version_is_the_installed_distribution():
+    done = _irscore("--version")
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout == f"irscore {importlib.metadata.version('irscore')}\n"
+
+
+def test_command_line_loads_no_heavy_library():
+    """Parsing the command line (what --help and --version need) imports neither pandas,
+    numpy, scipy, matplotlib nor pytrec_eval; each subcommand loads them when it runs."""
+    heavy = ["pandas", "numpy", "scipy", "matplotlib", "pytrec_eval", "pyarrow"]
+    code = (
+        "import sys, irscore.cli; irscore.cli.build_parser(); "
+        f"print([m for m in {heavy!r} if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "[]\n", done.stderr
+
+
+def test_compare_spells_the_tests_of_stats():
+    from irscore import stats
+    from irscore.cli import compare
+
+    assert compare.TESTS == stats.TESTS
+
+
+def test_each_subcommand_has_help():
+    from irscore.cli import COMMANDS
+
+    for name in COMMANDS:
+        done = _irscore(name, "--help")
+        assert done.returncode == 0 and f"usage: irscore {name}" in done.stdout
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_that_cannot_be_written_is_one_line_and_exit_2(tmp_path):
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n")
+    run.write_text("1 Q0 a 1 0.5 t\n")
+    with open("/dev/full", "w") as full:
+        done = _irscore("evaluate", str(qrels), str(run), stdout=full)
+    assert done.returncode == 2
+    assert done.stderr == "irscore: error: cannot write the output: No space left on device\n"
+
+
+def test_audit_is_quiet_when_home_is_not_writable(tmp_path):
+    """matplotlib warns on stderr when it cannot cache under HOME; irscore gives it a folder."""
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    run.write_text("1 Q0 b 1 0.9 t\n1 Q0 a 2 0.5 t\n2 Q0 c 1 0.5 t\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MPL", "XDG_"))}
+    env["HOME"] = "/dev/null"  # not a folder: nothing can be created under it, even by root
+    done = _irscore(
+        "audit", "--B", "50", "--out", str(tmp_path / "out"), str(qrels), str(run), env=env
+    )
+    assert done.returncode == 0 and done.stderr == ""
+    assert (tmp_path / "out" / "plots").is_dir()

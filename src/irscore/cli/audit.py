@@ -1,0 +1,35 @@
+"""`irscore audit`: what every convention does to your runs: tables, plots, a summary."""
+
+from __future__ import annotations
+
+import argparse
+
+from irscore.cli.common import check_alpha, matplotlib_config_dir
+
+
+def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """The `audit` subcommand's arguments."""
+    parser = commands.add_parser(
+        "audit",
+        help="what every convention does to your runs: tables, plots, a summary",
+        description="Score runs under the whole default convention grid and write the "
+        "convention audit, tie-break table, 11-point curves, paired tests and plots.",
+    )
+    parser.add_argument("qrels")
+    parser.add_argument("runs", nargs="+", metavar="run")
+    parser.add_argument("--out", default="irscore-audit", help="folder for the outputs")
+    parser.add_argument("--B", type=int, default=10_000, help="resamples of the paired tests")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--alpha", type=float, default=0.05)
+    return parser
+
+
+def run(args: argparse.Namespace) -> str:
+    """The summary of `irscore audit`; the tables and plots go under --out."""
+    check_alpha(args.alpha)
+    matplotlib_config_dir()
+    from irscore import own_runs
+
+    return own_runs.audit_files(
+        args.qrels, args.runs, args.out, B=args.B, seed=args.seed, alpha=args.alpha
+    )

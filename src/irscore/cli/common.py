@@ -1,0 +1,137 @@
+"""What the subcommands share: the convention flags, the one-line errors, the output."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from irscore.conventions import CHOICES, Convention
+
+
+class UsageError(ValueError):
+    """A command line that asks for something irscore cannot do."""
+
+
+def add_convention_flags(parser: argparse.ArgumentParser) -> None:
+    """trec_eval's flags plus one flag per convention decision, with the spec's value names."""
+    parser.add_argument("-c", action="store_true", help="average over every qrels topic (-c)")
+    parser.add_argument("-J", action="store_true", help="remove unjudged documents (-J)")
+    parser.add_argument("-M", type=int, metavar="N", help="only the first N documents count")
+    parser.add_argument("-l", type=int, metavar="N", default=1, help="relevance level (1)")
+    for field in ("tie_break", "score_precision", "gain", "interpolation", "grades", "duplicates"):
+        parser.add_argument(
+            f"--{field.replace('_', '-')}",
+            choices=CHOICES[field],
+            default=getattr(Convention(), field),
+            help=f"default: {getattr(Convention(), field)}",
+        )
+    parser.add_argument(
+        "--no-relevant-topics",
+        choices=CHOICES["no_relevant_topics"],
+        default="zero",
+        help="topics without a relevant document: score 0 (default) or leave out",
+    )
+    parser.add_argument("--gmax", type=int, default=4, help="ERR's maximum grade (4)")
+
+
+def convention_from_args(args: argparse.Namespace) -> Convention:
+    """The convention the flags describe; unchanged flags keep the reference values."""
+    changes = {
+        "topics": "all_qrels" if args.c else "run_and_qrels",
+        "unjudged": "removed" if args.J else "nonrelevant",
+        "depth": args.M,
+        "rel_level": args.l,
+        "tie_break": args.tie_break,
+        "score_precision": args.score_precision,
+        "gain": args.gain,
+        "interpolation": args.interpolation,
+        "grades": args.grades,
+        "duplicates": args.duplicates,
+        "no_relevant_topics": args.no_relevant_topics,
+        "gmax": args.gmax,
+    }
+    reference = Convention()
+    changes = {k: v for k, v in changes.items() if v != getattr(reference, k)}
+    return Convention.from_changes("command line", changes)
+
+
+def check_alpha(alpha: float) -> None:
+    """A significance level must lie strictly between 0 and 1."""
+    if not 0 < alpha < 1:
+        raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
+
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """The exceptions that mean bad input, not a bug: each becomes one line and exit 2.
+
+    Imported here, when an error is being handled, so that start-up stays light
+    (by then the command has loaded these modules anyway).
+    """
+    from irscore.conventions import ConventionError
+    from irscore.evaluate import DuplicateDocumentError
+    from irscore.measures import MeasureError
+    from irscore.trec import TrecFormatError
+
+    return (TrecFormatError, DuplicateDocumentError, ConventionError, MeasureError, UsageError)
+
+
+def execute(run: Callable[[argparse.Namespace], str], args: argparse.Namespace) -> int:
+    """Compute the command's whole output, then write it; a user error is one line, exit 2."""
+    try:
+        text = run(args)
+    except (OSError, ValueError) as err:
+        if not isinstance(err, (OSError, *user_errors())):
+            raise
+        message = str(err).splitlines()[0] if str(err) else type(err).__name__
+        print(f"irscore: error: {message}", file=sys.stderr)
+        return 2
+    return write_stdout(text)
+
+
+def write_stdout(text: str) -> int:
+    """Write and flush `text`; a full disk or closed pipe is one line on stderr and exit 2."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as err:
+        _silence_stdout()
+        reason = err.strerror or str(err) or type(err).__name__
+        print(f"irscore: error: cannot write the output: {reason}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _silence_stdout() -> None:
+    """Point the stdout descriptor at /dev/null, so Python's flush at exit fails no more."""
+    # A stdout without a descriptor (a test's StringIO) has nothing to silence.
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def matplotlib_config_dir() -> None:
+    """Give matplotlib a writable cache folder before it loads, so an unwritable HOME
+    costs no warning on stderr; left alone when MPLCONFIGDIR is set or HOME works."""
+    if "MPLCONFIGDIR" in os.environ:
+        return
+    home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "matplotlib"
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"
+    if all(_writable(folder) for folder in (home, cache)):
+        return
+    folder = Path(tempfile.gettempdir()) / f"irscore-matplotlib-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    os.environ["MPLCONFIGDIR"] = str(folder)
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK)

@@ -1,0 +1,78 @@
+"""`irscore evaluate`: score runs like trec_eval, under any convention."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from irscore.cli.common import UsageError, add_convention_flags, convention_from_args
+
+
+def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """The `evaluate` subcommand's arguments."""
+    parser = commands.add_parser(
+        "evaluate",
+        help="score runs like trec_eval, under any convention",
+        description="Score one or more TREC runs; --format trec prints trec_eval's layout.",
+    )
+    parser.add_argument("qrels")
+    parser.add_argument("runs", nargs="+", metavar="run")
+    parser.add_argument("-q", action="store_true", help="print per-topic values too")
+    parser.add_argument("-n", action="store_true", help="no summary (the `all` lines)")
+    parser.add_argument(
+        "-m", action="append", metavar="MEASURE", help="trec_eval measure request, e.g. P.5,10"
+    )
+    parser.add_argument("--format", choices=("trec", "tsv", "json"), default="trec")
+    add_convention_flags(parser)
+    return parser
+
+
+def run(args: argparse.Namespace) -> str:
+    """The whole output of `irscore evaluate`, computed before anything is printed."""
+    import json
+
+    import pandas as pd
+
+    from irscore import trec, trec_eval_text
+    from irscore.evaluate import evaluate_one, long_table, prepare
+    from irscore.measures import parse_requests
+
+    spec, missing = parse_requests(args.m or [])
+    if args.M is not None and args.M < 1:
+        raise UsageError(f"-M takes a positive number of documents, got {args.M}")
+    convention = convention_from_args(args)
+    qrels = trec.read_qrels(args.qrels)
+    out: list[str] = []
+    tables = []
+    for path in args.runs:
+        run = trec.read_run(path)
+        prepared = prepare(qrels, run)
+        values, topics, means, notes = evaluate_one(prepared, convention, spec)
+        if len(topics) == 0:
+            raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
+        runid = str(run["tag"].iloc[-1])
+        table = long_table(runid, convention, values, topics, means)
+        tables.append(table)
+        if args.format == "trec":
+            in_run = set(topics) - set(notes.qrels_topics_without_run)
+            out.extend(
+                trec_eval_text.lines(
+                    table,
+                    runid if "runid" in spec.families else None,
+                    per_topic=args.q,
+                    summary=not args.n,
+                    printed_topics=in_run,
+                )
+            )
+    if missing and args.format == "trec":
+        print(f"irscore: note: not computed yet: {', '.join(missing)}", file=sys.stderr)
+    if args.format == "trec":
+        return "".join(line + "\n" for line in out)
+    combined = pd.concat(tables, ignore_index=True)
+    if not args.q:
+        combined = combined[combined["topic"] == "all"]
+    if args.format == "tsv":
+        return combined.to_csv(
+            sep="\t", index=False, float_format=trec.float_text, lineterminator="\n"
+        )
+    return json.dumps(combined.to_dict(orient="records"), indent=1) + "\n"
