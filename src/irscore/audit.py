@@ -257,9 +257,8 @@ def paired_comparisons(
 
     Topics are those both runs answer under the convention (a NaN value drops
     its topic, noted). p-values are adjusted across the pairs and measures of
-    one (convention, test) table, with Holm or Bonferroni.
+    one (convention, test) table, by a correction of `stats.CORRECTIONS`.
     """
-    adjust = {"holm": stats.holm, "bonferroni": stats.bonferroni, "none": np.asarray}[correction]
     values = _by_key(table, measures, conventions)
     # Many conventions leave a pair's per-topic values as they are, and the tests depend
     # on nothing else (one seed for all): each distinct pair of arrays is tested once.
@@ -299,7 +298,7 @@ def paired_comparisons(
     if frame.empty:
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
     frame["p_adjusted"] = frame.groupby(["convention", "test"], sort=False)["p"].transform(
-        lambda p: adjust(p.to_numpy())
+        lambda p: stats.adjust(p.to_numpy(), correction)
     )
     frame["significant"] = frame["p_adjusted"] < alpha
     frame["conclusion"] = [

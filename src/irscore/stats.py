@@ -318,6 +318,41 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     return adjusted
 
 
+def benjamini_hochberg(pvalues: Sequence[float]) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (scipy's false_discovery_control); controls
+    the false discovery rate rather than the family-wise error."""
+    import scipy.stats  # here: only this correction needs it, and it takes a second to import
+
+    p = _check_pvalues(pvalues)
+    return scipy.stats.false_discovery_control(p, method="bh") if p.size else p
+
+
+def unadjusted(pvalues: Sequence[float]) -> np.ndarray:
+    """The p-values as they are (checked): the "none" correction."""
+    return _check_pvalues(pvalues).copy()
+
+
+CORRECTIONS = {
+    "holm": holm,
+    "bonferroni": bonferroni,
+    "bh": benjamini_hochberg,
+    "none": unadjusted,
+}
+CORRECTION_NAMES = {
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "bh": "Benjamini-Hochberg",
+    "none": "no correction",
+}
+
+
+def adjust(pvalues: Sequence[float], correction: str) -> np.ndarray:
+    """p-values adjusted for multiple comparisons by a correction of `CORRECTIONS`."""
+    if correction not in CORRECTIONS:
+        raise ValueError(f"unknown correction {correction!r}; choose from {list(CORRECTIONS)}")
+    return CORRECTIONS[correction](pvalues)
+
+
 def _paired(a: Sequence[float], b: Sequence[float]) -> _Paired:
     """Validate a and b and compute d = b - a with its mean, sd and Cohen's d_z."""
     a = np.asarray(a, dtype=np.float64)

@@ -1,0 +1,207 @@
+"""Many systems, one table: the comparison papers print.
+
+One row per system, one column per measure: the mean over topics with a
+significance mark. Against a baseline, ▲ (▼) marks a system significantly
+better (worse) than the baseline; with all pairs, each system gets a letter
+and a cell lists the letters of the systems it is significantly better than
+(as ranx does). The p-values come from `audit.paired_comparisons` (any test of
+`stats.TESTS`) adjusted across every comparison of the table by one of
+`stats.CORRECTIONS`; a footnote says which test, correction and alpha. The
+best mean of each column is in bold. Markdown, LaTeX (booktabs) and CSV.
+"""
+
+from __future__ import annotations
+
+import itertools
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from irscore import stats, trec
+from irscore.audit import paired_comparisons
+from irscore.conventions import REFERENCE, Convention
+
+TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "randomization": "paired randomisation test",
+    "bootstrap": "paired bootstrap test",
+}
+UP, DOWN = "▲", "▼"
+
+
+@dataclass(frozen=True)
+class SystemsTable:
+    """Means per system and measure, the marks, and the tests behind them."""
+
+    means: pd.DataFrame  # systems x measures
+    marks: pd.DataFrame  # systems x measures, "" when nothing is significant
+    tests: pd.DataFrame  # one row per comparison (audit.COMPARISON_COLUMNS)
+    baseline: str | None  # None: all pairs
+    footnote: str
+
+
+def build(
+    table: pd.DataFrame,
+    systems: Sequence[str],
+    measures: Sequence[str],
+    baseline: str | None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    B: int | None = None,
+    seed: int = 0,
+    convention: Convention = REFERENCE,
+) -> SystemsTable:
+    """The table for `systems` (their long tables in `table`, under `convention`).
+
+    With a baseline, each other system is tested against it; with None, every pair.
+    """
+    if baseline is not None and baseline not in systems:
+        raise ValueError(f"baseline {baseline!r} is not one of the systems: {list(systems)}")
+    if baseline is None:
+        pairs = list(itertools.combinations(systems, 2))
+    else:
+        pairs = [(baseline, s) for s in systems if s != baseline]
+    tests = paired_comparisons(
+        table, pairs, measures, [convention], (test,), B, seed, alpha, correction
+    )
+    means = pd.DataFrame(
+        {m: [_mean(table, s, m, convention) for s in systems] for m in measures},
+        index=pd.Index(list(systems), name="system"),
+    )
+    marks = pd.DataFrame("", index=means.index, columns=list(measures))
+    letters = dict(zip(systems, string.ascii_lowercase, strict=False))
+    for row in tests.itertuples(index=False):
+        if not row.significant:
+            continue
+        better, worse = (row.run_b, row.run_a) if row.diff > 0 else (row.run_a, row.run_b)
+        if baseline is not None:
+            marks.loc[row.run_b, row.measure] = UP if row.diff > 0 else DOWN
+        else:
+            marks.loc[better, row.measure] += letters.get(worse, "?")
+    for measure in measures:  # letters in system order
+        if baseline is None:
+            marks[measure] = ["".join(sorted(m)) for m in marks[measure]]
+    return SystemsTable(
+        means, marks, tests, baseline, _footnote(baseline, test, correction, alpha, len(tests))
+    )
+
+
+def _mean(table: pd.DataFrame, system: str, measure: str, convention: Convention) -> float:
+    rows = table[
+        (table["run"] == system)
+        & (table["convention"] == convention.name)
+        & (table["measure"] == measure)
+        & (table["topic"] == "all")
+    ]
+    return float(rows["value"].iloc[0]) if len(rows) else np.nan
+
+
+def _footnote(baseline: str | None, test: str, correction: str, alpha: float, n: int) -> str:
+    how = (
+        f"{TEST_NAMES[test]}, {stats.CORRECTION_NAMES[correction]} correction "
+        f"across the {n} comparisons, alpha = {alpha:g}"
+    )
+    if baseline is not None:
+        return (
+            f"{UP} / {DOWN}: significantly better / worse than the baseline {baseline} "
+            f"({how}); best value per column in bold."
+        )
+    return (
+        "Letters: the systems (in row order a, b, c, ...) this one is significantly "
+        f"better than ({how}); best value per column in bold."
+    )
+
+
+def _best(column: pd.Series) -> set[str]:
+    """The systems with the column's highest mean (all of them when tied)."""
+    if column.isna().all():
+        return set()
+    return set(column.index[column == column.max()])
+
+
+def _label(system: str, index: int, all_pairs: bool) -> str:
+    return f"({string.ascii_lowercase[index]}) {system}" if all_pairs else system
+
+
+def markdown(t: SystemsTable, digits: int = 4) -> str:
+    """The table as GitHub Markdown, with the footnote below it."""
+    columns = list(t.means.columns)
+    lines = [
+        "| system | " + " | ".join(columns) + " |",
+        "| --- |" + " ---: |" * len(columns),
+    ]
+    best = {m: _best(t.means[m]) for m in columns}
+    for i, system in enumerate(t.means.index):
+        cells = []
+        for m in columns:
+            value = t.means.at[system, m]
+            text = "n/a" if np.isnan(value) else f"{value:.{digits}f}"
+            if system in best[m]:
+                text = f"**{text}**"
+            mark = t.marks.at[system, m]
+            if mark:
+                text += f" {mark}" if t.baseline is not None else f"<sup>{mark}</sup>"
+            cells.append(text)
+        name = _label(system, i, t.baseline is None)
+        if system == t.baseline:
+            name += " (baseline)"
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + f"\n\n{t.footnote}\n"
+
+
+def latex(t: SystemsTable, caption: str = "", digits: int = 4) -> str:
+    """The table as LaTeX with booktabs (\\usepackage{booktabs, amssymb})."""
+    columns = list(t.means.columns)
+    best = {m: _best(t.means[m]) for m in columns}
+    mark_tex = {UP: "$^{\\blacktriangle}$", DOWN: "$^{\\blacktriangledown}$"}
+    header = " & ".join(["System", *(_tex(m) for m in columns)])
+    body = []
+    for i, system in enumerate(t.means.index):
+        cells = []
+        for m in columns:
+            value = t.means.at[system, m]
+            text = "n/a" if np.isnan(value) else f"{value:.{digits}f}"
+            if system in best[m]:
+                text = f"\\textbf{{{text}}}"
+            mark = t.marks.at[system, m]
+            if mark:
+                text += mark_tex.get(mark, f"$^{{\\mathrm{{{mark}}}}}$")
+            cells.append(text)
+        name = _tex(_label(system, i, t.baseline is None))
+        if system == t.baseline:
+            name += " (baseline)"
+        body.append(" & ".join([name, *cells]) + " \\\\")
+    footnote = (
+        _tex(t.footnote).replace(UP, "$\\blacktriangle$").replace(DOWN, "$\\blacktriangledown$")
+    )
+    return (
+        "\\begin{table}\n\\centering\n"
+        f"\\caption{{{_tex(caption) or 'Mean over topics.'} {footnote}}}\n"
+        f"\\begin{{tabular}}{{l{'r' * len(columns)}}}\n\\toprule\n{header} \\\\\n\\midrule\n"
+        + "\n".join(body)
+        + "\n\\bottomrule\n\\end{tabular}\n\\end{table}\n"
+    )
+
+
+def _tex(text: str) -> str:
+    for char in ("\\", "&", "%", "$", "#", "_", "{", "}"):
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def csv(t: SystemsTable) -> str:
+    """One row per system: each measure's mean (every digit) and its mark."""
+    frame = pd.DataFrame(index=t.means.index)
+    for m in t.means.columns:
+        frame[m] = t.means[m]
+        frame[f"{m} mark"] = t.marks[m]
+    frame["baseline"] = [s == t.baseline for s in frame.index]
+    return frame.to_csv(float_format=trec.float_text, lineterminator="\n")
+
+
+RENDER = {"md": markdown, "latex": latex, "csv": csv}
