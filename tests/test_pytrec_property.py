@@ -61,10 +61,38 @@ def collections(draw):
     return qrels, run
 
 
+# What the comparison must cover: every family of SPEC that pytrec_eval computes, at every
+# cut-off, plus the summary counts; a comparison that compared nothing would pass otherwise.
+COMPARED = {
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "ndcg",
+    "iprec_at_recall_0.00",
+    "iprec_at_recall_1.00",
+    *(f"P_{k}" for k in SPEC.P),
+    *(f"recall_{k}" for k in SPEC.recall),
+    *(f"ndcg_cut_{k}" for k in SPEC.ndcg_cut),
+    *(f"map_cut_{k}" for k in SPEC.map_cut),
+    *(f"success_{k}" for k in SPEC.success),
+}
+
+
 def _assert_agree(qrels, run, convention):
     table = compare(qrels, run, SPEC, convention)
-    if not set(run["topic"]) & set(qrels["topic"]):
+    shared = set(run["topic"]) & set(qrels["topic"]) - set(table.attrs["skipped"])
+    if not shared:  # rare: every shared topic judged only with negative grades
+        assert table.empty or set(table["topic"]) <= {"all"}
         return
+    per_topic = table[table["topic"] != "all"]
+    assert set(per_topic["topic"]) == shared
+    assert set(per_topic["measure"]) >= COMPARED, COMPARED - set(per_topic["measure"])
+    assert per_topic["pytrec_eval"].notna().any() and per_topic["irscore"].notna().any()
     bad = disagreements(table)
     assert bad.empty, bad.head(10).to_string()
 
