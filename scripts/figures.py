@@ -1,10 +1,10 @@
-"""Snakemake glue for rule figures: irscore.report_figures.write_figures."""
+"""Snakemake glue for rule figures: irscore.report.pipeline.figures_job."""
 
 from irscore.logs import logging_to
-from irscore.report_figures import write_figures
+from irscore.report.pipeline import figures_job
 
 with logging_to(snakemake.log[0]):
-    write_figures(
+    figures_job(
         evals=snakemake.input.evals,
         outputs=dict(snakemake.output.items()),
         labels=snakemake.params.labels,

@@ -1,10 +1,10 @@
-"""Snakemake glue for rule tables: irscore.report_tables.write_tables."""
+"""Snakemake glue for rule tables: irscore.report.pipeline.tables_job."""
 
 from irscore.logs import logging_to
-from irscore.report_tables import write_tables
+from irscore.report.pipeline import tables_job
 
 with logging_to(snakemake.log[0]):
-    write_tables(
+    tables_job(
         qrels=snakemake.input.qrels,
         runs=snakemake.input.runs,
         evals=snakemake.input.evals,

@@ -1,10 +1,10 @@
-"""Snakemake glue for rule topic_figures: irscore.report_figures.write_topic_figures."""
+"""Snakemake glue for rule topic_figures: irscore.report.pipeline.topic_figures_job."""
 
 from irscore.logs import logging_to
-from irscore.report_figures import write_topic_figures
+from irscore.report.pipeline import topic_figures_job
 
 with logging_to(snakemake.log[0]):
-    write_topic_figures(
+    topic_figures_job(
         qrels=snakemake.input.qrels,
         manifest=snakemake.input.manifest,
         example_run=snakemake.input.example_run,

@@ -15,7 +15,8 @@ from irscore.curves import (
     topic_points,
 )
 from irscore.evaluate import evaluate
-from irscore.tables import interpolation_conventions
+from irscore.report.layout import interpolation_conventions
+from irscore.results import Results
 from irscore.trec import read_qrels, read_run
 
 CONVENTIONS = {
@@ -68,7 +69,7 @@ def test_curve_table_trec_eval9_by_hand(table):
     #   topic 2 (R=3): c = 0,1,1,1,2,2,2 for r = 0 .. 0.6 -> 1/2;
     #                  r = 0.7: 0.7*3 + 0.9 = 2.9999999999999996 -> c = 2 -> 1/2;
     #                  c = 3 for r = 0.8 .. 1.0 -> only 2 retrieved -> 0
-    row = curve_table([table], "reference").loc["r"]
+    row = curve_table(Results([table], CONVENTIONS), "reference").loc["r"]
     expected = [0.75] * 6 + [(2 / 3 + 1 / 2) / 2] * 2 + [(2 / 3 + 0) / 2] * 3
     assert list(row[list(LEVEL_LABELS)]) == [close(v) for v in expected]
     # 11pt_avg: topic 1 (6*1 + 5*2/3)/11 = 28/33, topic 2 8*(1/2)/11 = 4/11
@@ -77,19 +78,19 @@ def test_curve_table_trec_eval9_by_hand(table):
 
 def test_curve_table_textbook_and_trec_eval10_by_hand(table):
     # textbook: c = ceil(r*R): topic 1 as trec_eval9; topic 2 c = 3 already at r = 0.7 -> 0
-    textbook = curve_table([table], "interp_textbook").loc["r"]
+    textbook = curve_table(Results([table], CONVENTIONS), "interp_textbook").loc["r"]
     assert textbook["0.7"] == close((2 / 3 + 0) / 2)
     assert textbook["11pt_avg"] == close((28 / 33 + 7 * 0.5 / 11) / 2)
     # trec_eval10: c = lround(r*R): topic 1 c = 1 up to r = 0.7 (1.4 -> 1), 2 from 0.8;
     # topic 2 c = 2 up to r = 0.8 (2.4 -> 2), 3 from 0.9 (2.7 -> 3)
-    te10 = curve_table([table], "interp_trec_eval10").loc["r"]
+    te10 = curve_table(Results([table], CONVENTIONS), "interp_trec_eval10").loc["r"]
     assert te10["0.7"] == close((1 + 0.5) / 2)
     assert te10["0.8"] == close((2 / 3 + 0.5) / 2)
     assert te10["11pt_avg"] == close(((8 + 3 * 2 / 3) / 11 + 9 * 0.5 / 11) / 2)
 
 
 def test_topic_points_are_the_long_tables(table):
-    points = topic_points(table, "2", interpolation_conventions(CONVENTIONS))
+    points = topic_points(Results([table], CONVENTIONS), "r", "2")
     assert list(points["trec_eval9"]) == [0.5] * 8 + [0.0] * 3
     assert list(points["textbook"]) == [0.5] * 7 + [0.0] * 4
     assert list(points["trec_eval10"]) == [0.5] * 9 + [0.0] * 2

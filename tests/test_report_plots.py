@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irscore import plots
-from irscore.report_config import check_plots
+from irscore.report import plots
+from irscore.report.settings import check_plots
 
 
 def pair() -> pd.DataFrame:

@@ -9,6 +9,7 @@ import pytest
 from irscore import tables
 from irscore.conventions import conventions_from_config
 from irscore.evaluate import evaluate
+from irscore.results import Results
 from irscore.ties import TIED_DOCS, TIED_IN_TOP, tie_counts, tie_table
 from irscore.trec import read_qrels, read_run
 
@@ -59,7 +60,7 @@ def tie_frame(tmp_path, conventions):
     qrels = read(tmp_path, "q", QRELS, read_qrels)
     run = read(tmp_path, "r", RUN, read_run)
     table = evaluate(qrels, run, conventions_from_config(conventions), run_name="r")
-    return tie_table([table], conventions, [tie_counts(qrels, run)])
+    return tie_table(Results([table], conventions), [tie_counts(qrels, run)])
 
 
 def test_tie_table_by_hand(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 from irscore import tables
 from irscore.evaluate import evaluate
 from irscore.ideal import ideal_run
+from irscore.report import layout
 from irscore.summary import demoted
 from irscore.trec import read_qrels
 
@@ -66,9 +67,9 @@ def test_paths_under_takes_one_writers_paths_from_a_jobs_outputs():
         "curves_textbook_md": "c.md",
         "summary": "s.md",
     }
-    assert tables.paths_under(outputs, "reference_") == {"md": "r.md", "csv": "r.csv"}
-    assert tables.paths_under(outputs, "curves_") == {"textbook_md": "c.md"}
-    assert tables.paths_under(outputs, "tiebreak_") == {}
+    assert layout.paths_under(outputs, "reference_") == {"md": "r.md", "csv": "r.csv"}
+    assert layout.paths_under(outputs, "curves_") == {"textbook_md": "c.md"}
+    assert layout.paths_under(outputs, "tiebreak_") == {}
 
 
 def test_single_change_conventions_in_choice_order():
@@ -80,7 +81,7 @@ def test_single_change_conventions_in_choice_order():
         "asc_deep": {"tie_break": "docno_asc", "depth": 10},
         "pessimistic": {"tie_break": "pessimistic"},
     }
-    assert tables.single_change_conventions(conventions, "tie_break") == {
+    assert layout.single_change_conventions(conventions, "tie_break") == {
         "docno_desc": "reference",
         "docno_asc": "asc",  # the first configured wins; asc_deep changes two fields
         "pessimistic": "pessimistic",

@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 
 from irscore import stats, trec
-from irscore.conventions import Convention, conventions_from_config, name_under
+from irscore.conventions import Convention, name_under
 from irscore.evaluate import concat_long
+from irscore.results import Results
 
 COLUMNS = [
     "measure",
@@ -203,15 +204,10 @@ def _shifted(mean: float, diff: float, reference: bool) -> str:
     return f"{mean:.4f} (=)" if abs(diff) < 5e-5 else f"{mean:.4f} ({diff:+.4f})"
 
 
-def write(
-    long_tables: Sequence[pd.DataFrame],
-    labels: Mapping[str, str],
-    conventions: Mapping[str, Mapping | None],
-    paths: Mapping[str, str],
-) -> pd.DataFrame:
-    """The convention audit of the workflow's runs as Markdown and CSV."""
-    chosen = conventions_from_config(conventions)
-    table = _rows_of(long_tables, list(labels.values()), chosen)
+def write(results: Results, labels: Mapping[str, str], paths: Mapping[str, str]) -> pd.DataFrame:
+    """The convention audit of the runs as Markdown and CSV."""
+    chosen = results.conventions
+    table = _rows_of(list(results), list(labels.values()), chosen)
     audit = convention_audit(table, list(labels.values()), chosen)
     trec.write_lines_atomically(paths["md"], [markdown(audit, labels)])
     trec.write_lines_atomically(
@@ -363,14 +359,11 @@ def flips_markdown(flips: pd.DataFrame, alpha: float, correction: str) -> str:
 
 
 def write_comparisons(
-    long_tables: Sequence[pd.DataFrame],
-    conventions: Mapping[str, Mapping | None],
-    settings: Mapping,
-    paths: Mapping[str, str],
+    results: Results, settings: Mapping, paths: Mapping[str, str]
 ) -> pd.DataFrame:
-    """The workflow's paired tests (`compare:` in config) and the conclusions that flip."""
-    chosen = conventions_from_config(conventions)
-    table = _rows_of(long_tables, settings["measures"], chosen)
+    """The paired tests (`compare:` in config) and the conclusions that flip."""
+    chosen = results.conventions
+    table = _rows_of(list(results), settings["measures"], chosen)
     comparisons = paired_comparisons(
         table,
         [tuple(pair) for pair in settings["pairs"]],

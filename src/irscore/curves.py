@@ -10,8 +10,7 @@ both are drawn by `irscore.plots`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -20,30 +19,25 @@ from irscore import tables
 from irscore.conventions import REFERENCE
 from irscore.evaluate import prepare, rank
 from irscore.measures import RECALL_LEVELS
+from irscore.results import Results
 
 LEVEL_MEASURES = tuple(f"iprec_at_recall_{level:.2f}" for level in RECALL_LEVELS)
 LEVEL_LABELS = tuple(f"{level:.1f}" for level in RECALL_LEVELS)
 
 
-def curve_table(long_tables: Sequence[pd.DataFrame], convention: str) -> pd.DataFrame:
+def curve_table(results: Results, convention: str) -> pd.DataFrame:
     """One row per run: mean interpolated precision at each recall level, and 11pt_avg."""
-    rows = {}
-    for table in long_tables:
-        means = table[(table["convention"] == convention) & (table["topic"] == "all")]
-        values = means.set_index("measure")["value"]
-        rows[str(table["run"].iloc[0])] = [values[m] for m in (*LEVEL_MEASURES, "11pt_avg")]
-    frame = pd.DataFrame.from_dict(rows, orient="index", columns=[*LEVEL_LABELS, "11pt_avg"])
-    frame.index.name = "run"
+    frame = results.means([*LEVEL_MEASURES, "11pt_avg"], convention)
+    frame.columns = [*LEVEL_LABELS, "11pt_avg"]
     return frame
 
 
-def topic_points(table: pd.DataFrame, topic: str, conventions: Mapping[str, str]) -> pd.DataFrame:
-    """One topic's 11 interpolated precision values (rows: recall levels) under each rule
-    of `conventions` ({rule: convention name}), from the long table."""
+def topic_points(results: Results, run: str, topic: str) -> pd.DataFrame:
+    """One topic's 11 interpolated precision values (rows: recall levels) of one run under
+    each interpolation rule some convention isolates."""
     columns = {}
-    for rule, convention in conventions.items():
-        rows = table[(table["convention"] == convention) & (table["topic"] == topic)]
-        values = rows.set_index("measure")["value"]
+    for rule, convention in results.interpolations.items():
+        values = results.topic(run, topic, convention)
         columns[rule] = [values[m] for m in LEVEL_MEASURES]
     return pd.DataFrame(columns, index=pd.Index(RECALL_LEVELS, name="recall"))
 
@@ -106,17 +100,13 @@ def roc_auc(curve: pd.DataFrame) -> float:
     return float(np.trapezoid(tpr, fpr))
 
 
-def write_curve_tables(
-    long_tables: Sequence[pd.DataFrame],
-    conventions: Mapping[str, Mapping[str, Any] | None],
-    outputs: Mapping[str, str],
-) -> None:
+def write_curve_tables(results: Results, outputs: Mapping[str, str]) -> None:
     """The averaged 11-point curves of every run under each interpolation rule that some
     convention isolates, as tables (`outputs` keys RULE_md, RULE_csv, RULE_tex, RULE_html)."""
-    for rule, convention in tables.interpolation_conventions(conventions).items():
+    for rule, convention in results.interpolations.items():
         caption = (
             f"Mean interpolated precision at 11 recall levels, interpolation {rule} "
             f"(convention {convention})"
         )
         paths = {kind: outputs[f"{rule}_{kind}"] for kind in tables.FORMATS}
-        tables.write(curve_table(long_tables, convention), paths, caption=caption)
+        tables.write(curve_table(results, convention), paths, caption=caption)

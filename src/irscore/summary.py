@@ -9,6 +9,7 @@ import pandas as pd
 
 from irscore import tables, ties, trec
 from irscore.ideal import TAG as IDEAL
+from irscore.results import Results
 
 
 def dataset_facts(qrels: pd.DataFrame, rel_level: int = 1) -> dict[str, float]:
@@ -112,7 +113,7 @@ def demoted(markdown: str) -> str:
 
 def write(
     qrels: pd.DataFrame,
-    long_tables: Sequence[pd.DataFrame],
+    results: Results,
     crosscheck_paths: Sequence[str],
     columns: Mapping[str, str],
     output: str,
@@ -122,12 +123,12 @@ def write(
     audit: str | None = None,
     appendix: Sequence[str] = (),
 ) -> None:
-    """Regenerate the summary from the qrels, the long tables and the cross-checks, adding
+    """Regenerate the summary from the qrels, the runs' results and the cross-checks, adding
     the tie-break table, the 11-point tables (`curves`, one per rule of `interpolations`),
     the convention audit and the `appendix` documents (Markdown files) when given."""
     counts = qrels["grade"].value_counts().sort_index()
     grades = ", ".join(f"{int(g)}: {int(n):,}" for g, n in counts.items())
-    headline = tables.headline(long_tables, columns)
+    headline = tables.headline(results, columns)
     sections = []
     if tiebreak:
         sections.append(tie_section(_read(tiebreak)))

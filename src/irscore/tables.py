@@ -10,66 +10,29 @@ from __future__ import annotations
 
 import html as html_text
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from irscore import trec
-from irscore.conventions import CHOICES, conventions_from_config
+from irscore.results import Results
 
 DECIMALS = 4
 FORMATS = ("md", "csv", "tex", "html")
+HEADLINE_CAPTION = "Headline measures, reference convention (trec_eval 9.0.x)"
 
 
 def headline(
-    long_tables: Sequence[pd.DataFrame], columns: Mapping[str, str], convention: str = "reference"
+    results: Results, columns: Mapping[str, str], convention: str = "reference"
 ) -> pd.DataFrame:
-    """One row per run: the `all` value of each headline measure under `convention`.
+    """One row per run: the mean of each headline measure under `convention`.
 
     `columns` maps a column label (e.g. "P@10") to a measure name (e.g. "P_10");
-    runs keep the order in which their tables are given.
+    runs keep their order in `results`.
     """
-    rows = []
-    for table in long_tables:
-        means = table[(table["convention"] == convention) & (table["topic"] == "all")]
-        values = means.set_index("measure")["value"]
-        missing = [m for m in columns.values() if m not in values.index]
-        if missing:
-            run = table["run"].iloc[0] if len(table) else "?"
-            raise KeyError(f"run {run}: no {', '.join(missing)} under convention {convention}")
-        rows.append([table["run"].iloc[0], *(values[m] for m in columns.values())])
-    return pd.DataFrame(rows, columns=["run", *columns]).set_index("run")
-
-
-def single_change_conventions(
-    conventions: Mapping[str, Mapping[str, Any] | None], field: str
-) -> dict[Any, str]:
-    """{value of `field`: convention name} for the reference and each configured convention
-    that changes `field` and nothing else (the first in config order per value), listed in
-    the order of the field's choices (the reference value first)."""
-    found: dict[Any, str] = {}
-    for convention in conventions_from_config(conventions):
-        changes = convention.changes()
-        if not changes or set(changes) == {field}:
-            found.setdefault(getattr(convention, field), convention.name)
-    return {value: found[value] for value in CHOICES[field] if value in found}
-
-
-def interpolation_conventions(conventions: Mapping[str, Mapping[str, Any] | None]) -> dict:
-    """{interpolation rule: convention name} for the rules some convention isolates."""
-    return single_change_conventions(conventions, "interpolation")
-
-
-def per_topic(table: pd.DataFrame, measure: str, convention: str = "reference") -> pd.Series:
-    """One run's per-topic values of `measure` under `convention`, indexed by topic."""
-    rows = table[
-        (table["convention"] == convention)
-        & (table["measure"] == measure)
-        & (table["topic"] != "all")
-    ]
-    run = str(table["run"].iloc[0]) if len(table) else None
-    return rows.set_index("topic")["value"].rename(run)
+    frame = results.means(list(columns.values()), convention)
+    frame.columns = list(columns)
+    return frame
 
 
 def _cell(value) -> str:
@@ -163,17 +126,6 @@ def write(frame: pd.DataFrame, paths: Mapping[str, str], caption: str = "") -> N
         trec.write_lines_atomically(path, [render[kind](frame)])
 
 
-def paths_under(outputs: Mapping[str, str], prefix: str) -> dict[str, str]:
-    """The entries of a job's `outputs` whose key starts with `prefix`, keyed by the rest
-    (reference_md -> md): the paths one writer takes."""
-    return {
-        key.removeprefix(prefix): path for key, path in outputs.items() if key.startswith(prefix)
-    }
-
-
-def write_headline(
-    long_tables: Sequence[pd.DataFrame], columns: Mapping[str, str], paths: Mapping[str, str]
-) -> None:
-    """The headline table of the reference convention from the runs' long tables."""
-    frame = headline(long_tables, columns)
-    write(frame, paths, caption="Headline measures, reference convention (trec_eval 9.0.x)")
+def write_headline(results: Results, columns: Mapping[str, str], paths: Mapping[str, str]) -> None:
+    """The headline table of the reference convention."""
+    write(headline(results, columns), paths, caption=HEADLINE_CAPTION)

@@ -17,6 +17,7 @@ import pandas as pd
 from irscore import tables
 from irscore.conventions import REFERENCE
 from irscore.evaluate import as_float32, prepare, rank
+from irscore.results import Results, per_topic
 
 TOP = 10
 # Orders of tied documents (trec_eval's first), then the tie-aware range over all orders.
@@ -52,28 +53,18 @@ def tie_counts(qrels: pd.DataFrame, run: pd.DataFrame, top: int = TOP) -> dict[s
     return {TIED_IN_TOP: int(np.unique(topic[in_top]).size), TIED_DOCS: int(tied.sum())}
 
 
-def _mean(table: pd.DataFrame, measure: str, convention: str) -> float:
-    """The `all` value of `measure` under `convention`; NaN when the table has none."""
-    rows = table[
-        (table["convention"] == convention)
-        & (table["measure"] == measure)
-        & (table["topic"] == "all")
-    ]
-    return float(rows["value"].iloc[0]) if len(rows) else np.nan
-
-
 def tie_row(
-    table: pd.DataFrame, orders: Mapping[str, str], counts: Mapping[str, int]
+    results: Results, run: str, orders: Mapping[str, str], counts: Mapping[str, int]
 ) -> dict[str, Any]:
     """One run's row: MAP per tie-break, topics whose AP moves, ties, the largest change."""
+    table = results.table(run)
     table = table[table["measure"] == "map"]  # the row's only measure: filter once
-    reference = tables.per_topic(table, "map", orders["docno_desc"])
+    reference = per_topic(table, "map", orders["docno_desc"])
     ap = {
-        tie: tables.per_topic(table, "map", name).reindex(reference.index)
-        for tie, name in orders.items()
+        tie: per_topic(table, "map", name).reindex(reference.index) for tie, name in orders.items()
     }
     row: dict[str, Any] = {
-        f"MAP {tie}": _mean(table, "map", orders[tie]) if tie in orders else np.nan
+        f"MAP {tie}": results.mean(run, "map", orders[tie]) if tie in orders else np.nan
         for tie in (*ORDERS, *RANGE)
     }
     for tie in ORDERS[1:]:
@@ -90,15 +81,11 @@ def tie_row(
     return row
 
 
-def tie_table(
-    long_tables: Sequence[pd.DataFrame],
-    conventions: Mapping[str, Mapping[str, Any] | None],
-    counts: Sequence[Mapping[str, int]],
-) -> pd.DataFrame:
-    """One row per run (in the order given); `counts` are the runs' `tie_counts`."""
-    orders = tables.single_change_conventions(conventions, "tie_break")
-    rows = [tie_row(t, orders, c) for t, c in zip(long_tables, counts, strict=True)]
-    frame = pd.DataFrame(rows, index=pd.Index([str(t["run"].iloc[0]) for t in long_tables]))
+def tie_table(results: Results, counts: Sequence[Mapping[str, int]]) -> pd.DataFrame:
+    """One row per run (in the order of `results`); `counts` are the runs' `tie_counts`."""
+    orders = results.single_change("tie_break")
+    rows = [tie_row(results, run, orders, c) for run, c in zip(results.runs, counts, strict=True)]
+    frame = pd.DataFrame(rows, index=pd.Index(results.runs))
     frame.index.name = "run"
     integers = [f"changed {tie}" for tie in ORDERS[1:]] + ["AP range > 0", TIED_IN_TOP, TIED_DOCS]
     return frame.astype(dict.fromkeys(integers, "Int64") | {"at topic": "string"})
@@ -107,11 +94,11 @@ def tie_table(
 def write_tie_table(
     qrels: pd.DataFrame,
     runs: Sequence[pd.DataFrame],
-    long_tables: Sequence[pd.DataFrame],
-    conventions: Mapping[str, Mapping[str, Any] | None],
+    results: Results,
     paths: Mapping[str, str],
-) -> None:
-    """The tie-break table of the runs (rows in the order given; `long_tables` are theirs)."""
+) -> pd.DataFrame:
+    """The tie-break table of the runs (rows in the order of `results`; `runs` are theirs)."""
     counts = [tie_counts(qrels, run) for run in runs]
-    frame = tie_table(long_tables, conventions, counts)
+    frame = tie_table(results, counts)
     tables.write(frame, paths, caption=CAPTION)
+    return frame

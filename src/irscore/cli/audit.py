@@ -28,8 +28,8 @@ def run(args: argparse.Namespace) -> str:
     """The summary of `irscore audit`; the tables and plots go under --out."""
     check_alpha(args.alpha)
     matplotlib_config_dir()
-    from irscore import own_runs
+    from irscore.report.own_runs import audit_files
 
-    return own_runs.audit_files(
+    return audit_files(
         args.qrels, args.runs, args.out, B=args.B, seed=args.seed, alpha=args.alpha
     )

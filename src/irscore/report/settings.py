@@ -1,4 +1,5 @@
-"""Checks of config's `plots:` section that the schema cannot state, run before any job.
+"""The report's settings that no config gives (`irscore audit`'s), and the checks of
+config's `plots:` section that the schema cannot state, run before any job.
 
 The Snakefile imports this module while it builds the DAG, so it imports
 nothing heavy (no pandas, no matplotlib).
@@ -8,6 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+# The headline measures of `irscore audit`: the same as the workflow's default config
+# (tests/test_report_own_runs.py checks config.yaml against it).
+HEADLINE = {
+    "P@10": "P_10",
+    "R@100": "recall_100",
+    "MRR": "recip_rank",
+    "MAP": "map",
+    "R-prec": "Rprec",
+    "nDCG@10": "ndcg_cut_10",
+    "nDCG@10 (exp)": "ndcg_exp_cut_10",
+    "11pt_avg": "11pt_avg",
+}
+DPI = 150
 
 
 def check_plots(plots: Mapping[str, Any], runs: Sequence[str]) -> None:

@@ -15,13 +15,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from irscore import audit, curves, plots, tables, ties, trec
+from irscore import audit, ties, trec
 from irscore.conventions import DEFAULT_GRID, Convention, conventions_from_config
 from irscore.evaluate import evaluate, prepare, rank, write_long_table
 from irscore.measures import MeasureSpec
-
-HEADLINE = {"P@10": "P_10", "MAP": "map", "nDCG@10": "ndcg_cut_10", "MRR": "recip_rank"}
-DPI = 150
+from irscore.report import layout
+from irscore.report.pipeline import write_run_figures, write_run_tables
+from irscore.report.settings import DPI, HEADLINE
+from irscore.results import Results
 
 
 def audit_files(
@@ -45,43 +46,24 @@ def audit_files(
         write_long_table(str(folder / "eval" / f"{name}.tsv"), table)
         long_tables.append(table)
         checks += input_checks(qrels, run, name, path)
-    audited = audit.write(
-        long_tables, HEADLINE, conventions, _paths(folder / "audit" / "conventions", ("md", "csv"))
-    )
-    tie_paths = _paths(folder / "tables" / "tiebreak", tables.FORMATS)
-    ties.write_tie_table(qrels, runs, long_tables, conventions, tie_paths)
-    curve_outputs = {
-        f"{rule}_{kind}": str(
-            folder / ("plots" if kind in ("png", "svg") else "tables") / f"curves_{rule}.{kind}"
-        )
-        for rule in tables.interpolation_conventions(conventions)
-        for kind in (*tables.FORMATS, "png", "svg")
+    results = Results(long_tables, conventions)
+    compared = len(names) > 1
+    compare = {
+        "pairs": list(itertools.combinations(names, 2)),
+        "measures": list(HEADLINE.values()),
+        "tests": ["t"],
+        "B": B,
+        "seed": seed,
+        "alpha": alpha,
+        "correction": "holm",
     }
-    curves.write_curve_tables(long_tables, conventions, curve_outputs)
-    plots.write_curve_plots(long_tables, conventions, curve_outputs, DPI)
-    plot = folder / "plots" / "conventions"
-    plots.write_conventions_plot(
-        long_tables, HEADLINE, conventions, f"{plot}.png", f"{plot}.svg", DPI
+    outputs = layout.under(str(folder), layout.run_tables(conventions, compared))
+    tie_frame, audited, comparisons = write_run_tables(
+        qrels, runs, results, HEADLINE, compare if compared else None, outputs
     )
-    flips = pd.DataFrame()
-    if len(names) > 1:
-        settings = {
-            "pairs": list(itertools.combinations(names, 2)),
-            "measures": list(HEADLINE.values()),
-            "tests": ["t"],
-            "B": B,
-            "seed": seed,
-            "alpha": alpha,
-            "correction": "holm",
-        }
-        paths = {
-            "tests": str(folder / "compare" / "tests.tsv"),
-            "flips": str(folder / "compare" / "flips.tsv"),
-            "md": str(folder / "compare" / "flips.md"),
-        }
-        comparisons = audit.write_comparisons(long_tables, conventions, settings, paths)
-        flips = audit.conclusion_flips(comparisons)
-    tie_frame = pd.read_csv(tie_paths["csv"], index_col=0)
+    figures = layout.under(str(folder), layout.run_figures(conventions))
+    write_run_figures(results, HEADLINE, figures, DPI)
+    flips = audit.conclusion_flips(comparisons) if compared else pd.DataFrame()
     return render_summary(checks, audited, tie_frame, flips, folder)
 
 
@@ -97,10 +79,6 @@ def _names(paths: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[str]:
     if len(set(stems)) == len(stems):
         return stems
     return [f"run{i + 1}" for i in range(len(paths))]
-
-
-def _paths(stem: Path, kinds: Sequence[str]) -> dict[str, str]:
-    return {kind: f"{stem}.{kind}" for kind in kinds}
 
 
 def input_checks(qrels: pd.DataFrame, run: pd.DataFrame, name: str, path: str) -> list[str]:

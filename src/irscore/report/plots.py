@@ -22,9 +22,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from irscore import curves, tables
-from irscore.conventions import REFERENCE, conventions_from_config, name_under
+from irscore import curves
+from irscore.conventions import REFERENCE, name_under
 from irscore.measures import RECALL_LEVELS
+from irscore.results import Results
 
 STYLE = {
     "font.family": "DejaVu Sans",
@@ -351,50 +352,37 @@ def _dot_panel(axes: Any, values: pd.DataFrame, y_of: pd.Series) -> None:
     axes.grid(axis="y", visible=False)
 
 
-def convention_means(
-    long_tables: Sequence[pd.DataFrame],
-    labels: Mapping[str, str],
-    conventions: Mapping[str, Mapping[str, Any] | None],
-) -> pd.DataFrame:
+def convention_means(results: Results, labels: Mapping[str, str]) -> pd.DataFrame:
     """Each run's mean of each labelled measure under each convention (NaN when absent).
 
     Under an exponential-gain convention nDCG's lines are named ndcg_exp...;
     `conventions.name_under` gives the name each measure has under each convention.
     """
     rows = []
-    parsed = conventions_from_config(conventions)
-    for table in long_tables:
-        means = table[table["topic"] == "all"].set_index(["convention", "measure"])["value"]
+    for run in results.runs:
         for label, measure in labels.items():
-            for convention in parsed:
-                key = (convention.name, name_under(measure, convention))
-                value = float(means[key]) if key in means.index else np.nan
-                rows.append((label, convention.name, str(table["run"].iloc[0]), value))
+            for convention in results.conventions:
+                value = results.mean(run, name_under(measure, convention), convention.name)
+                rows.append((label, convention.name, run, value))
     return pd.DataFrame(rows, columns=["measure", "convention", "run", "value"])
 
 
 def write_conventions_plot(
-    long_tables: Sequence[pd.DataFrame],
-    labels: Mapping[str, str],
-    conventions: Mapping[str, Mapping[str, Any] | None],
-    png: str,
-    svg: str,
-    dpi: int,
+    results: Results, labels: Mapping[str, str], png: str, svg: str, dpi: int
 ) -> None:
-    """The convention audit as a dot plot, from the runs' long tables."""
-    runs = [str(t["run"].iloc[0]) for t in long_tables]
+    """The convention audit as a dot plot."""
     with style():
-        figure = conventions_figure(convention_means(long_tables, labels, conventions), runs)
+        figure = conventions_figure(convention_means(results, labels), results.runs)
         save(figure, png, svg, dpi)
 
 
 def write_pair_plot(
-    table_x: pd.DataFrame, table_y: pd.DataFrame, label_topics: int, png: str, svg: str, dpi: int
+    results: Results, x: str, y: str, label_topics: int, png: str, svg: str, dpi: int
 ) -> None:
-    """Per-topic AP of two runs (their long tables) under the reference convention, on the
-    topics both evaluate."""
+    """Per-topic AP of runs x and y under the reference convention, on the topics both
+    evaluate."""
     ap = pd.concat(
-        [tables.per_topic(table, "map") for table in (table_x, table_y)],
+        [results.per_topic(run, "map") for run in (x, y)],
         axis=1,
         join="inner",
     )
@@ -402,37 +390,31 @@ def write_pair_plot(
         save(pair_figure(ap, label_topics), png, svg, dpi)
 
 
-def write_curve_plots(
-    long_tables: Sequence[pd.DataFrame],
-    conventions: Mapping[str, Mapping[str, Any] | None],
-    outputs: Mapping[str, str],
-    dpi: int,
-) -> None:
-    """The same curves as figures, one per interpolation rule (`outputs` keys RULE_png,
+def write_curve_plots(results: Results, outputs: Mapping[str, str], dpi: int) -> None:
+    """The 11-point curves as figures, one per interpolation rule (`outputs` keys RULE_png,
     RULE_svg)."""
-    for rule, convention in tables.interpolation_conventions(conventions).items():
+    for rule, convention in results.interpolations.items():
         with style():
-            figure = curves_figure(curves.curve_table(long_tables, convention), RECALL_LEVELS, rule)
+            figure = curves_figure(curves.curve_table(results, convention), RECALL_LEVELS, rule)
             save(figure, outputs[f"{rule}_png"], outputs[f"{rule}_svg"], dpi)
 
 
 def write_topic_example(
     qrels: pd.DataFrame,
     run: pd.DataFrame,
-    table: pd.DataFrame,
+    results: Results,
+    name: str,
     documents: int,
     topic: str,
-    conventions: Mapping[str, Mapping[str, Any] | None],
     png: str,
     svg: str,
     dpi: int,
 ) -> None:
-    """One topic of one run (`table` is the run's long table, `documents` the collection's
-    size): its precision-recall sawtooth with the envelope, and its ROC."""
+    """One topic of run `name` (`run` its ranking, `documents` the collection's size): its
+    precision-recall sawtooth with the envelope, and its ROC."""
     curve = curves.topic_curve(qrels, run, topic, documents)
-    points = curves.topic_points(table, topic, tables.interpolation_conventions(conventions))
-    ap = tables.per_topic(table, "map")[topic]
-    name = str(table["run"].iloc[0])
+    points = curves.topic_points(results, name, topic)
+    ap = results.per_topic(name, "map")[topic]
     relevant = int(((qrels["topic"] == topic) & (qrels["grade"] >= REFERENCE.rel_level)).sum())
     title = (
         f"run {name}, topic {topic}: {relevant} relevant documents in the qrels, "

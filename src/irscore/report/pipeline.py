@@ -1,0 +1,162 @@
+"""The report of a set of runs: the tables and figures every user of it writes, from one code.
+
+`write_run_tables` and `write_run_figures` make what any set of runs gets (ties,
+11-point curves, the convention audit, paired tests, the convention plot); the
+workflow's three report jobs (`tables_job`, `figures_job`, `topic_figures_job`)
+add the headline table, the published figures and summary.md, and `irscore
+audit` (report.own_runs) adds its terminal summary. Each job reads its long
+tables once and draws everything of its kind: a Python process with pandas and
+matplotlib takes about a second to start. `outputs` maps the keys of
+report.layout to paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from irscore import audit, curves, published, summary, tables, ties, trec
+from irscore.report.layout import paths_under
+from irscore.results import Results
+
+
+def write_run_tables(
+    qrels: pd.DataFrame,
+    runs: Sequence[pd.DataFrame],
+    results: Results,
+    labels: Mapping[str, str],
+    compare: Mapping[str, Any] | None,
+    outputs: Mapping[str, str],
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The tie-break table, the 11-point tables, the convention audit of the `labels`
+    measures and (`compare` settings given) the paired tests, of the runs (`runs` are
+    their rankings, in the order of `results`). Returns the tie table, the audit and the
+    comparisons (empty without `compare`)."""
+    tie_frame = ties.write_tie_table(qrels, runs, results, paths_under(outputs, "tiebreak_"))
+    curves.write_curve_tables(results, paths_under(outputs, "curves_"))
+    audited = audit.write(results, labels, paths_under(outputs, "audit_"))
+    comparisons = pd.DataFrame(columns=audit.COMPARISON_COLUMNS)
+    if compare:
+        comparisons = audit.write_comparisons(results, compare, paths_under(outputs, "compare_"))
+    return tie_frame, audited, comparisons
+
+
+def write_run_figures(
+    results: Results, labels: Mapping[str, str], outputs: Mapping[str, str], dpi: int
+) -> None:
+    """The figures of the runs: the 11-point curves of each interpolation rule and the
+    convention plot of the `labels` measures. Both draw means only."""
+    from irscore.report import plots  # here: only the figures need matplotlib
+
+    plots.write_curve_plots(results, paths_under(outputs, "curves_"), dpi)
+    plots.write_conventions_plot(
+        results, labels, outputs["conventions_png"], outputs["conventions_svg"], dpi=dpi
+    )
+
+
+def tables_job(
+    qrels: str,
+    runs: Sequence[str],
+    evals: Sequence[str],
+    ideal: str,
+    crosschecks: Sequence[str],
+    outputs: Mapping[str, str],
+    headline: Mapping[str, str],
+    conventions: Mapping[str, Mapping[str, Any] | None],
+    compare: Mapping[str, Any],
+    figures: str | None = None,
+    ir_measures_runs: Sequence[str] = (),
+) -> None:
+    """The workflow's tables job: every table and results/summary.md, from the qrels, the
+    runs, their long tables (`evals`, in the runs' order), the ideal run's long table and
+    every cross-check.
+
+    `headline`, `conventions` and `compare` are the config's; `figures` is the published
+    figures file (None: no comparison), `ir_measures_runs` the run files its
+    experiments evaluated with ir_measures.
+    """
+    qrels_frame = trec.read_qrels(qrels)
+    results = Results.read(evals, conventions)
+    # The ideal run: only its headline row is shown.
+    with_ideal = results.plus(Results.read([ideal], conventions, means_only=True))
+    tables.write_headline(with_ideal, headline, paths_under(outputs, "reference_"))
+    write_run_tables(
+        qrels_frame, [trec.read_run(path) for path in runs], results, headline, compare, outputs
+    )
+    appendix = [outputs["compare_md"]]
+    if figures:
+        published.write_published(
+            figures,
+            qrels,
+            ir_measures_runs,
+            {run: results.table(run) for run in results.runs},
+            paths_under(outputs, "published_"),
+        )
+        appendix.append(outputs["published_comparison_md"])
+    rules = list(results.interpolations)
+    summary.write(
+        qrels_frame,
+        with_ideal,
+        crosschecks,
+        headline,
+        outputs["summary"],
+        tiebreak=outputs["tiebreak_md"],
+        curves=[outputs[f"curves_{rule}_md"] for rule in rules],
+        interpolations=rules,
+        audit=outputs["audit_md"],
+        appendix=appendix,
+    )
+
+
+def figures_job(
+    evals: Sequence[str],
+    outputs: Mapping[str, str],
+    labels: Mapping[str, str],
+    conventions: Mapping[str, Mapping[str, Any] | None],
+    dpi: int,
+) -> None:
+    """The workflow's figures job: the figures of all runs, from their means."""
+    write_run_figures(Results.read(evals, conventions, means_only=True), labels, outputs, dpi)
+
+
+def topic_figures_job(
+    qrels: str,
+    manifest: str,
+    example_run: str,
+    evals: Sequence[str],
+    outputs: Mapping[str, str],
+    plot_settings: Mapping[str, Any],
+    conventions: Mapping[str, Mapping[str, Any] | None],
+) -> None:
+    """The workflow's figures of single topics: one topic's curves for the example run
+    (config `plots.example`, its run file `example_run`), and a per-topic AP scatter for
+    each pair of runs (`plots.pairs`), from the long tables of the runs named (`evals`)."""
+    from irscore.data import documents_in
+    from irscore.report import plots
+
+    results = Results.read(evals, conventions)
+    example = plot_settings["example"]
+    dpi = plot_settings["dpi"]
+    plots.write_topic_example(
+        trec.read_qrels(qrels),
+        trec.read_run(example_run),
+        results,
+        example["run"],
+        documents_in(manifest),
+        example["topic"],
+        outputs["topic_example_png"],
+        outputs["topic_example_svg"],
+        dpi=dpi,
+    )
+    for x, y in plot_settings["pairs"]:
+        plots.write_pair_plot(
+            results,
+            x,
+            y,
+            plot_settings["label_topics"],
+            outputs[f"pair_{x}_vs_{y}_png"],
+            outputs[f"pair_{x}_vs_{y}_svg"],
+            dpi=dpi,
+        )
