@@ -30,6 +30,4 @@ def run(args: argparse.Namespace) -> str:
     matplotlib_config_dir()
     from irscore.report.own_runs import audit_files
 
-    return audit_files(
-        args.qrels, args.runs, args.out, B=args.B, seed=args.seed, alpha=args.alpha
-    )
+    return audit_files(args.qrels, args.runs, args.out, B=args.B, seed=args.seed, alpha=args.alpha)
