@@ -316,3 +316,15 @@ def figure(o: Outcome, name_a: str, name_b: str):
     axes.set_ylabel(f"share of decided impressions B wins\n(A = {name_a})")
     axes.legend(loc="best")
     return fig
+
+
+def save_figure(o: Outcome, name_a: str, name_b: str, path: str) -> None:
+    """Write the settling figure as PNG or SVG (by the file's suffix), whole or not at all."""
+    from irscore import plots, trec
+
+    kind = path.rsplit(".", 1)[-1].lower()
+    metadata = plots.PNG_METADATA if kind == "png" else plots.SVG_METADATA
+    with plots.style():
+        fig = figure(o, name_a, name_b)
+        with trec.atomic_output(path) as tmp:
+            fig.savefig(tmp, format=kind, dpi=150, metadata=metadata)

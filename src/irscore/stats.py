@@ -298,6 +298,29 @@ def compare(
     return [runners[name]() for name in tests]
 
 
+def resampled_means(
+    a: Sequence[float],
+    b: Sequence[float],
+    B_randomization: int = 100_000,
+    B_bootstrap: int = 10_000,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The mean differences the randomisation and bootstrap tests compare with the observed
+    one (the same patterns and resamples, seed for seed), for drawing their distributions."""
+    pair = _paired(a, b)
+    n = pair.n
+    if n < 2:
+        return np.array([]), np.array([])
+    patterns = (
+        _all_flip_patterns(n)
+        if n <= EXACT_MAX_N
+        else _random_flip_patterns(n, B_randomization, seed)
+    )
+    total = float(pair.d.sum())
+    flipped = np.concatenate([(total - 2.0 * (flips @ pair.d)) / n for flips in patterns])
+    return flipped, _bootstrap_means(pair.d, B_bootstrap, seed)
+
+
 def bonferroni(pvalues: Sequence[float]) -> np.ndarray:
     """Bonferroni-adjusted p-values: min(1, m * p) for m tests; controls the family-wise error."""
     p = _check_pvalues(pvalues)

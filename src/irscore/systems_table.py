@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import string
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -151,7 +152,7 @@ def markdown(t: SystemsTable, digits: int = 4) -> str:
         if system == t.baseline:
             name += " (baseline)"
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + f"\n\n{t.footnote}\n"
+    return "\n".join(lines) + "\n\n" + textwrap.fill(t.footnote, 100) + "\n"
 
 
 def latex(t: SystemsTable, caption: str = "", digits: int = 4) -> str:

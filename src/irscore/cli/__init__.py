@@ -17,7 +17,7 @@ from irscore import __version__
 from irscore.cli import common
 
 # One line per subcommand: the module irscore.cli.NAME with `add_parser` and `run`.
-COMMANDS = ("evaluate", "compare", "audit")
+COMMANDS = ("evaluate", "compare", "audit", "explain", "interleave", "pool")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,15 +17,19 @@ class UsageError(ValueError):
     """A command line that asks for something irscore cannot do."""
 
 
-def add_convention_flags(parser: argparse.ArgumentParser) -> None:
-    """trec_eval's flags plus one flag per convention decision, with the spec's value names."""
+def add_convention_flags(parser: argparse.ArgumentParser, grades_flag: str = "--grades") -> None:
+    """trec_eval's flags plus one flag per convention decision, with the spec's value names.
+
+    `grades_flag` renames the grade-mapping flag where `--grades` means something else.
+    """
     parser.add_argument("-c", action="store_true", help="average over every qrels topic (-c)")
     parser.add_argument("-J", action="store_true", help="remove unjudged documents (-J)")
     parser.add_argument("-M", type=int, metavar="N", help="only the first N documents count")
     parser.add_argument("-l", type=int, metavar="N", default=1, help="relevance level (1)")
     for field in ("tie_break", "score_precision", "gain", "interpolation", "grades", "duplicates"):
         parser.add_argument(
-            f"--{field.replace('_', '-')}",
+            grades_flag if field == "grades" else f"--{field.replace('_', '-')}",
+            dest=field,
             choices=CHOICES[field],
             default=getattr(Convention(), field),
             help=f"default: {getattr(Convention(), field)}",
@@ -57,7 +61,18 @@ def convention_from_args(args: argparse.Namespace) -> Convention:
     }
     reference = Convention()
     changes = {k: v for k, v in changes.items() if v != getattr(reference, k)}
-    return Convention.from_changes("command line", changes)
+    return Convention.from_changes(convention_name(changes), changes)
+
+
+def convention_name(changes: dict) -> str:
+    """The canonical name of a set of changes (`reference`, `judged_only`, ... as in the
+    default grid), or the list of changed fields when the grid has no such convention."""
+    from irscore.conventions import DEFAULT_GRID, describe
+
+    for name, grid_changes in DEFAULT_GRID.items():
+        if grid_changes == changes:
+            return name
+    return describe(changes)
 
 
 def check_alpha(alpha: float) -> None:
@@ -77,7 +92,19 @@ def user_errors() -> tuple[type[Exception], ...]:
     from irscore.measures import MeasureError
     from irscore.trec import TrecFormatError
 
-    return (TrecFormatError, DuplicateDocumentError, ConventionError, MeasureError, UsageError)
+    errors = [TrecFormatError, DuplicateDocumentError, ConventionError, MeasureError, UsageError]
+    # The workbench commands' errors: a module not loaded cannot have raised its error.
+    for module, name in WORKBENCH_ERRORS:
+        if module in sys.modules:
+            errors.append(getattr(sys.modules[module], name))
+    return tuple(errors)
+
+
+WORKBENCH_ERRORS = (
+    ("irscore.explain", "ExplainError"),
+    ("irscore.interleave", "InterleaveError"),
+    ("irscore.pool", "PoolError"),
+)
 
 
 def execute(run: Callable[[argparse.Namespace], str], args: argparse.Namespace) -> int:

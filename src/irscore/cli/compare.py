@@ -1,88 +1,232 @@
-"""`irscore compare`: paired significance tests of run B against run A."""
+"""`irscore compare`: paired significance tests between runs, and the table papers print."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
 
-from irscore.cli.common import add_convention_flags, check_alpha, convention_from_args
+from irscore.cli.common import (
+    UsageError,
+    add_convention_flags,
+    check_alpha,
+    convention_from_args,
+    matplotlib_config_dir,
+)
 
 DEFAULT_MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
-# irscore.stats.TESTS, spelled out so that the parser does not load scipy (a test checks).
+# irscore.stats.TESTS and CORRECTIONS, spelled out so that the parser does not load
+# scipy (a test checks they agree).
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "gm_map"}
+TABLE_FORMATS = ("md", "latex", "csv")
+WIDTH = 100  # text output wraps here unless --wide
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """The `compare` subcommand's arguments."""
     parser = commands.add_parser(
         "compare",
-        help="paired significance tests of run B against run A",
-        description="Paired tests per topic of RUN_B against RUN_A, for each measure; "
-        "p-values Holm-adjusted across the measures.",
+        help="paired significance tests between runs; the many-systems table",
+        description="Paired tests per topic of each run against a baseline (the first run, "
+        "or --baseline), or of every pair (--all-pairs), for each measure; p-values "
+        "adjusted across the table (--correction). Two runs: the tests in detail "
+        "(--format text|tsv|json). More, or --format md|latex|csv: the table papers print, "
+        "one row per system, significance marks against the baseline.",
     )
     parser.add_argument("qrels")
-    parser.add_argument("run_a")
-    parser.add_argument("run_b")
+    parser.add_argument("runs", nargs="+", metavar="run", help="two or more runs")
     parser.add_argument(
         "-m",
         action="append",
         metavar="MEASURE",
         help="trec_eval measure request (default: map, P.10, ndcg_cut.10, recip_rank)",
     )
-    parser.add_argument("--test", choices=(*TESTS, "all"), default="all")
+    parser.add_argument("--baseline", help="the run (name or path) others are tested against")
+    parser.add_argument("--all-pairs", action="store_true", help="test every pair of runs")
+    parser.add_argument(
+        "--test", choices=(*TESTS, "all"), default="all", help="all: every test (table: t)"
+    )
+    parser.add_argument("--correction", choices=CORRECTIONS, default="holm")
     parser.add_argument("--B", type=int, default=None, help="resamples (default 100000 / 10000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--alpha", type=float, default=0.05)
-    parser.add_argument("--format", choices=("text", "tsv"), default="text")
+    parser.add_argument("--format", choices=("text", "tsv", "json", *TABLE_FORMATS), default="text")
+    parser.add_argument("--wide", action="store_true", help="text: every column, unwrapped")
+    parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="two runs: the randomisation and bootstrap "
+        "distributions of the first measure's mean difference (.png/.svg)",
+    )
     add_convention_flags(parser)
     return parser
 
 
 def run(args: argparse.Namespace) -> str:
-    """The table of paired tests of `irscore compare`, with the input checks above it."""
+    """The detailed tests or the systems table, with the input checks above the text."""
+    import json
     from dataclasses import replace
 
-    from irscore import audit, trec
+    from irscore import audit, systems_table, trec
     from irscore.evaluate import concat_long, evaluate_one, long_table, prepare
     from irscore.measures import parse_requests
 
+    if len(args.runs) < 2:
+        raise UsageError("compare needs at least two runs")
+    if args.plot and not args.plot.lower().endswith((".png", ".svg")):
+        raise UsageError(f"--plot {args.plot}: the file name must end in .png or .svg")
+    if args.baseline and args.all_pairs:
+        raise UsageError("--baseline and --all-pairs exclude each other")
     spec, _ = parse_requests(args.m or DEFAULT_MEASURES)
     convention = convention_from_args(args)
     check_alpha(args.alpha)
+    if args.B is not None and args.B < 1:
+        raise UsageError(f"--B takes a positive number of resamples, got {args.B}")
     qrels = trec.read_qrels(args.qrels)
-    names = _run_names(args.run_a, args.run_b)
+    runs = [trec.read_run(path) for path in args.runs]
+    names = run_names(args.runs, [str(r["tag"].iloc[0]) if len(r) else "" for r in runs])
     tables, checks = [], []
-    for path, name in zip((args.run_a, args.run_b), names, strict=True):
-        prepared = prepare(qrels, trec.read_run(path))
-        values, topics, means, notes = evaluate_one(prepared, convention, spec)
-        tables.append(long_table(name, convention, values, topics, means))
+    for run_table, name in zip(runs, names, strict=True):
+        values, topics, means, notes = evaluate_one(prepare(qrels, run_table), convention, spec)
+        tables.append(
+            long_table(name, replace(convention, name="reference"), values, topics, means)
+        )
         checks += _notes_lines(name, notes)
     table = concat_long(tables)
     measures = [m for m in dict.fromkeys(table["measure"]) if m not in COUNTS]
+    baseline = None if args.all_pairs else _baseline(args.baseline, args.runs, names)
+    detailed = len(names) == 2 and not args.all_pairs and args.format not in TABLE_FORMATS
     tests = TESTS if args.test == "all" else (args.test,)
-    reference_named = replace(convention, name="reference")
-    table["convention"] = "reference"
-    result = audit.paired_comparisons(
-        table, [tuple(names)], measures, [reference_named], tests, args.B, args.seed, args.alpha
+    if detailed:
+        pair = (baseline, next(n for n in names if n != baseline))
+        result = audit.paired_comparisons(
+            table,
+            [pair],
+            measures,
+            [replace(convention, name="reference")],
+            tests,
+            args.B,
+            args.seed,
+            args.alpha,
+            args.correction,
+        )
+        result["convention"] = convention.name
+        if args.plot:
+            matplotlib_config_dir()
+            from irscore import compare_plots
+
+            compare_plots.save(table, pair, measures[0], args.B, args.seed, args.alpha, args.plot)
+        if args.format == "tsv":
+            return result.to_csv(
+                sep="\t", index=False, float_format=trec.float_text, lineterminator="\n"
+            )
+        if args.format == "json":
+            return json.dumps(result.to_dict(orient="records"), indent=1) + "\n"
+        paths = dict(zip(names, args.runs, strict=True))
+        return _checks(checks) + _detailed_text(result, pair, paths, convention, args)
+    if args.plot:
+        raise UsageError("--plot draws the distributions of one pair: give two runs")
+    systems = systems_table.build(
+        table,
+        names,
+        measures,
+        baseline,
+        test=tests[0],
+        correction=args.correction,
+        alpha=args.alpha,
+        B=args.B,
+        seed=args.seed,
+        convention=replace(convention, name="reference"),
     )
+    systems.tests["convention"] = convention.name
     if args.format == "tsv":
-        return result.to_csv(
+        return systems.tests.to_csv(
             sep="\t", index=False, float_format=trec.float_text, lineterminator="\n"
         )
-    shown = result.drop(columns=["convention", "run_a", "run_b"])
-    header = f"A = {names[0]} ({args.run_a}); B = {names[1]} ({args.run_b}); "
-    header += f"convention: {convention.description}; p adjusted (Holm) across the table\n"
-    text = "checks:\n" + "".join(f"  {line}\n" for line in checks or ["none"]) + header
-    return text + shown.to_string(index=False, float_format=lambda v: f"{v:.4g}") + "\n"
+    if args.format == "json":
+        return json.dumps(systems.tests.to_dict(orient="records"), indent=1) + "\n"
+    if args.format in TABLE_FORMATS:
+        return systems_table.RENDER[args.format](systems)
+    legend = "".join(
+        f"  {name} = {path}\n" for name, path in zip(names, args.runs, strict=True) if name != path
+    )
+    head = f"convention: {convention.name} ({convention.description})\n"
+    return (
+        _checks(checks)
+        + (f"runs:\n{legend}" if legend else "")
+        + head
+        + (systems_table.markdown(systems))
+    )
 
 
-def _run_names(path_a: str, path_b: str) -> list[str]:
-    """The runs' tags, or their file names when both carry the same tag."""
-    from irscore import trec
+def run_names(paths: Sequence[str], tags: Sequence[str]) -> list[str]:
+    """The runs' tags; their paths where tags repeat; A, B, ... where paths repeat too."""
+    if len(set(tags)) == len(tags):
+        return list(tags)
+    if len(set(paths)) == len(paths):
+        return list(paths)
+    return [chr(ord("A") + i) if i < 26 else f"run{i + 1}" for i in range(len(paths))]
 
-    tags = [str(trec.read_run(p)["tag"].iloc[0]) for p in (path_a, path_b)]
-    return tags if tags[0] != tags[1] else [path_a, path_b]
+
+def _baseline(chosen: str | None, paths: Sequence[str], names: Sequence[str]) -> str:
+    """The baseline's name: --baseline as a name or a path, else the first run."""
+    if chosen is None:
+        return names[0]
+    if chosen in names:
+        return chosen
+    if chosen in paths and list(paths).count(chosen) == 1:
+        return names[list(paths).index(chosen)]
+    raise UsageError(f"--baseline {chosen}: not one of the runs ({', '.join(names)})")
+
+
+def _checks(lines: list[str]) -> str:
+    return "checks:\n" + "".join(f"  {line}\n" for line in lines or ["none"])
+
+
+def _detailed_text(result, pair, paths, convention, args) -> str:
+    """The tests in a table that fits WIDTH columns (--wide: every column)."""
+    from irscore import stats
+
+    a, b = pair
+    head = "".join(
+        _wrap(line) + "\n"
+        for line in (
+            f"A = {a} ({paths[a]})",
+            f"B = {b} ({paths[b]})",
+            f"convention: {convention.name} ({convention.description})",
+            f"p adjusted ({stats.CORRECTION_NAMES[args.correction]}) across the table; "
+            f"alpha {args.alpha:g}",
+        )
+    )
+    if args.wide:
+        shown = result.drop(columns=["convention", "run_a", "run_b"])
+        return head + shown.to_string(index=False, float_format=lambda v: f"{v:.4g}") + "\n"
+    compact = result[
+        ["measure", "test", "n", "mean_a", "mean_b", "diff", "effect_size", "p", "p_adjusted"]
+    ].copy()
+    compact.columns = ["measure", "test", "n", "A", "B", "B - A", "d", "p", "p adj"]
+    compact["CI of B - A"] = [
+        "" if lo != lo else f"[{lo:.4f}, {hi:.4f}]"  # NaN: the test gives no interval
+        for lo, hi in zip(result["ci_low"], result["ci_high"], strict=True)
+    ]
+    compact["sig"] = ["*" if s else "" for s in result["significant"]]
+    text = compact.to_string(index=False, float_format=lambda v: f"{v:.4g}") + "\n"
+    notes = [
+        f"  {m} ({t}): {n}"
+        for m, t, n in zip(result["measure"], result["test"], result["notes"], strict=True)
+        if n
+    ]
+    footer = "* significant after the correction; d: Cohen's d_z of B - A\n"
+    if notes:
+        footer += "notes:\n" + "\n".join(_wrap(line) for line in notes) + "\n"
+    return head + text + footer
+
+
+def _wrap(line: str) -> str:
+    import textwrap
+
+    return textwrap.fill(line, WIDTH, subsequent_indent="    ")
 
 
 def _notes_lines(name: str, notes) -> list[str]:
