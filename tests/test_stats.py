@@ -405,3 +405,85 @@ def test_all_differences_equal_nonzero():
     assert (boot.p, boot.ci_low, boot.ci_high) == (1 / 1000, 0.25, 0.25)
     down = stats.paired_t(a + 0.25, a)
     assert (down.statistic, down.effect_size, down.p) == (-math.inf, -math.inf, 0.0)
+
+
+# --- Wilcoxon against oracles that share nothing with scipy ------------------------------------
+
+
+def wilcoxon_by_enumeration(d: list[float]) -> tuple[float, float]:
+    """min(R+, R-) and the two-sided p, by listing all 2^n sign patterns in integers.
+
+    Zero differences are dropped. |d| is ranked with tied values sharing their mean
+    rank; ranks are doubled so that every rank is an integer (values tied at sorted
+    positions i..j get i + j). Under H0 each sign is a fair coin: R+ of a pattern is
+    the sum of the ranks it makes positive, and
+    p = min(1, 2 * min(#patterns with R+ <= observed, #patterns with R+ >= observed) / 2^n).
+    """
+    nonzero = [x for x in d if x != 0]
+    ordered = sorted(abs(x) for x in nonzero)
+
+    def doubled_rank(value: float) -> int:
+        first = ordered.index(value) + 1
+        last = len(ordered) - ordered[::-1].index(value)
+        return first + last
+
+    ranks = [doubled_rank(abs(x)) for x in nonzero]
+    observed = sum(r for r, x in zip(ranks, nonzero, strict=True) if x > 0)
+    null = [
+        sum(r for r, plus in zip(ranks, signs, strict=True) if plus)
+        for signs in itertools.product((False, True), repeat=len(ranks))
+    ]
+    below = sum(v <= observed for v in null)
+    above = sum(v >= observed for v in null)
+    return min(observed, sum(ranks) - observed) / 2, min(1.0, 2 * min(below, above) / len(null))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(-6, 6), min_size=1, max_size=11).filter(any),
+    st.sampled_from([8.0, 7.3]),
+)
+def test_wilcoxon_equals_enumeration_of_sign_patterns(steps, scale):
+    # d = k / 8 (exact binary fractions: zeros and ties stay exact) or k / 7.3; n <= 11,
+    # so scipy's exact branch or the permutation branch, never the normal approximation
+    d = [k / scale for k in steps]
+    statistic, p = wilcoxon_by_enumeration(d)
+    ours = stats.wilcoxon(np.zeros(len(d)), d)
+    assert ours.method in ("exact", "permutation")
+    assert ours.statistic == statistic
+    assert ours.p == pytest.approx(p, rel=1e-12, abs=1e-15)
+
+
+def test_wilcoxon_exact_p_from_enumeration_distinct_values():
+    # no ties, no zeros: scipy's exact branch; d = +-i/10 with minus on i = 2, 5, 6
+    d = [0.1, -0.2, 0.3, 0.4, -0.5, -0.6, 0.7, 0.8, 0.9]
+    ours = stats.wilcoxon(np.zeros(9), d)
+    assert ours.method == "exact"
+    # R- = 2 + 5 + 6 = 13, R+ = 45 - 13 = 32
+    statistic, p = wilcoxon_by_enumeration(d)
+    assert (statistic, ours.statistic) == (13.0, 13.0)
+    assert ours.p == pytest.approx(p, rel=1e-12)
+
+
+def test_wilcoxon_normal_approximation_written_out():
+    # n = 51 > 50: the normal approximation. d_i = i / 100, negative for i = 20..35.
+    # |d| ranks are i; R- = 20 + ... + 35 = 16 * 55 / 2 = 440; R+ = 51 * 52 / 2 - 440 = 886.
+    # T = min(R+, R-) = 440; E[T] = n(n+1)/4 = 663; Var = n(n+1)(2n+1)/24 = 273156/24;
+    # z = (440 - 663) / sqrt(11381.5) = -2.0903; p = 2 * (1 - Phi(|z|)) = erfc(|z| / sqrt 2).
+    d = [(-i if 20 <= i <= 35 else i) / 100 for i in range(1, 52)]
+    z = (440 - 51 * 52 / 4) / math.sqrt(51 * 52 * 103 / 24)
+    ours = stats.wilcoxon(np.zeros(51), d)
+    assert (ours.method, ours.statistic) == ("asymptotic", 440.0)
+    assert ours.p == pytest.approx(math.erfc(abs(z) / math.sqrt(2)), rel=1e-12)
+    assert ours.p == pytest.approx(0.0366, abs=5e-5)
+
+
+def test_wilcoxon_normal_approximation_with_tie_correction():
+    # 14 equal differences (ties, n > 13: normal approximation). Every rank is 7.5:
+    # R+ = 14 * 7.5 = 105, R- = 0, T = 0; E[T] = 14 * 15 / 4 = 52.5;
+    # Var = 14 * 15 * 29 / 24 - (14^3 - 14) / 48 = 253.75 - 56.875 = 196.875 (one tie group
+    # of t = 14 removes (t^3 - t) / 48); z = -52.5 / sqrt(196.875) = -3.7417.
+    ours = stats.wilcoxon(np.zeros(14), [0.1] * 14)
+    z = (0 - 52.5) / math.sqrt(14 * 15 * 29 / 24 - (14**3 - 14) / 48)
+    assert (ours.method, ours.statistic) == ("asymptotic", 0.0)
+    assert ours.p == pytest.approx(math.erfc(abs(z) / math.sqrt(2)), rel=1e-12)
