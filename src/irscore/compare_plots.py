@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from irscore import plots, stats, trec
+from irscore import stats, trec
+from irscore.report import plots
 
 
 def pair_values(table: pd.DataFrame, pair: tuple[str, str], measure: str):

@@ -405,7 +405,7 @@ def figure(e: Explanation):
     """How each measure accumulates down the ranking: its value at cut-off i, per rank i."""
     from matplotlib.figure import Figure
 
-    from irscore.plots import COLOURS, MARKERS
+    from irscore.report.plots import COLOURS, MARKERS
 
     fig = Figure(figsize=(6.4, 4.0), layout="constrained")
     axes = fig.add_subplot()
@@ -442,7 +442,8 @@ def figure(e: Explanation):
 
 def save_figure(e: Explanation, path: str) -> None:
     """Write the figure as PNG or SVG (by the file's suffix), whole or not at all."""
-    from irscore import plots, trec
+    from irscore import trec
+    from irscore.report import plots
 
     kind = path.rsplit(".", 1)[-1].lower()
     if kind not in ("png", "svg"):

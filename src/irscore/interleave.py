@@ -303,7 +303,7 @@ def figure(o: Outcome, name_a: str, name_b: str):
     """B's share of the decided impressions as impressions accumulate, with the 1/2 line."""
     from matplotlib.figure import Figure
 
-    from irscore.plots import COLOURS, GREY
+    from irscore.report.plots import COLOURS, GREY
 
     fig = Figure(figsize=(6.4, 3.6), layout="constrained")
     axes = fig.add_subplot()
@@ -320,7 +320,8 @@ def figure(o: Outcome, name_a: str, name_b: str):
 
 def save_figure(o: Outcome, name_a: str, name_b: str, path: str) -> None:
     """Write the settling figure as PNG or SVG (by the file's suffix), whole or not at all."""
-    from irscore import plots, trec
+    from irscore import trec
+    from irscore.report import plots
 
     kind = path.rsplit(".", 1)[-1].lower()
     metadata = plots.PNG_METADATA if kind == "png" else plots.SVG_METADATA
