@@ -22,14 +22,14 @@ from irscore import cli
 from irscore.conventions import Convention
 from irscore.crosscheck import compare, disagreements
 from irscore.measures import (
-    INFAP_EPSILON,
     MIN_GEO_MEAN,
     MeasureError,
     MeasureSpec,
-    _segment_cumsum,
     parse_requests,
     spec_from_config,
 )
+from irscore.measures.ap import INFAP_EPSILON
+from irscore.measures.ranking import segment_cumsum
 
 NEW_FAMILIES = frozenset(
     {
@@ -429,4 +429,4 @@ def test_running_sums_are_added_left_to_right_per_topic(lengths):
         for value in values[a:b]:
             total += value
             expected.append(total)
-    assert np.array_equal(_segment_cumsum(values, starts), np.array(expected))
+    assert np.array_equal(segment_cumsum(values, starts), np.array(expected))

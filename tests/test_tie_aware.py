@@ -2,7 +2,7 @@
 
 Each order is evaluated by the ordinary evaluator with tie_break=file_order on
 a run whose lines are written in that order, so the check shares nothing with
-the closed forms in irscore.tie_aware.
+the closed forms in irscore.measures.expected.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from irscore.conventions import Convention, ConventionError
 from irscore.evaluate import evaluate
 from irscore.measures import MeasureSpec
-from irscore.tie_aware import FAMILIES
+from irscore.measures.registry import EXPECTED_FAMILIES as FAMILIES
 
 SPEC = MeasureSpec(
     P=(1, 2, 3, 5),

@@ -19,10 +19,11 @@ TIE_BREAKS = (
     "file_order",
     "optimistic",
     "pessimistic",
-    "expected",
+    "expected",  # an alias of ties=expected (the tie order then does not matter)
 )
 CHOICES: dict[str, tuple[Any, ...]] = {
     "tie_break": TIE_BREAKS,
+    "ties": ("ordered", "expected"),
     "score_precision": ("float32", "float64"),
     "topics": ("run_and_qrels", "all_qrels"),
     "unjudged": ("nonrelevant", "removed"),
@@ -41,6 +42,9 @@ CHOICES: dict[str, tuple[Any, ...]] = {
 }
 
 
+REFERENCE_TIE_BREAK = "docno_desc"
+
+
 class ConventionError(ValueError):
     """A convention with an unknown field or value."""
 
@@ -52,6 +56,7 @@ class Convention:
     name: str = "reference"
     description: str = "trec_eval 9.0.x / pytrec_eval"
     tie_break: str = "docno_desc"
+    ties: str = "ordered"
     score_precision: str = "float32"
     topics: str = "run_and_qrels"
     unjudged: str = "nonrelevant"
@@ -66,6 +71,9 @@ class Convention:
     mistake: str | None = None
 
     def __post_init__(self) -> None:
+        if self.tie_break == "expected":  # the alias: one order, averaged over its ties
+            object.__setattr__(self, "tie_break", REFERENCE_TIE_BREAK)
+            object.__setattr__(self, "ties", "expected")
         for key, allowed in CHOICES.items():
             value = getattr(self, key)
             if value not in allowed:
@@ -77,14 +85,14 @@ class Convention:
             raise ConventionError(f"convention {self.name!r}: rel_level must be an integer")
         if self.depth is not None and (not isinstance(self.depth, int) or self.depth < 1):
             raise ConventionError(f"convention {self.name!r}: depth must be a positive integer")
-        if self.tie_break == "expected" and self.mistake is not None:
+        if self.ties == "expected" and self.mistake is not None:
             raise ConventionError(
-                f"convention {self.name!r}: tie_break expected has no closed form "
+                f"convention {self.name!r}: ties expected has no closed form "
                 f"under the mistake {self.mistake}"
             )
-        if self.tie_break == "expected" and self.depth is not None and self.judged_only:
+        if self.ties == "expected" and self.depth is not None and self.judged_only:
             raise ConventionError(
-                f"convention {self.name!r}: tie_break expected cannot combine -M and -J "
+                f"convention {self.name!r}: ties expected cannot combine -M and -J "
                 "(which documents survive the cut depends on the order)"
             )
         if not isinstance(self.gmax, int) or self.gmax < 1:

@@ -7,7 +7,6 @@ trec_eval's: every measure both compute must agree to within `TOLERANCE`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,22 +16,25 @@ import pytrec_eval
 from irscore import trec
 from irscore.conventions import Convention, conventions_from_config
 from irscore.evaluate import evaluate, write_long_table
-from irscore.measures import MIN_GEO_MEAN, TREC_FAMILIES, MeasureSpec, spec_from_config
+from irscore.measures import MIN_GEO_MEAN, MeasureSpec, spec_from_config
+from irscore.measures.registry import FAMILIES, PARAMETRISED, PYTREC_EVAL_FAMILIES, family_of
 
 TOLERANCE = 1e-9
 COLUMNS = ["topic", "measure", "irscore", "pytrec_eval", "difference", "agrees"]
-_CUT_FAMILIES = ("P", "recall", "ndcg_cut", "map_cut", "success", "relative_P", "Rprec_mult")
-# Every trec_eval family irscore computes is cross-checked; utility and set_F only with
-# trec_eval's default parameters (pytrec_eval names them plainly whatever the parameters,
-# and mis-parses utility's).
-COMPARABLE = TREC_FAMILIES
+# Every family pytrec_eval computes is cross-checked; those whose parameters are numbers
+# (utility, set_F) only with trec_eval's defaults (pytrec_eval names them plainly whatever
+# the parameters, and mis-parses utility's).
+COMPARABLE = PYTREC_EVAL_FAMILIES
+_LISTED = {name for name, p in PARAMETRISED.items() if p.kind in ("cutoffs", "multiples")}
+_CUT_FAMILIES = tuple(name for name in FAMILIES if name in COMPARABLE & _LISTED)
 _PLAIN = tuple(sorted(COMPARABLE - set(_CUT_FAMILIES)))
-_GEOMETRIC = ("gm_map", "gm_bpref")
+_GEOMETRIC = tuple(name for name in COMPARABLE if FAMILIES[name].aggregate == "geometric")
 
 
 def _comparable(spec: MeasureSpec) -> frozenset[str]:
     """The families of `spec` both tools compute under the same names."""
-    with_params = {name for name in ("utility", "set_F") if getattr(spec, name) is not None}
+    numbers = {name for name, p in PARAMETRISED.items() if p.kind == "numbers"}
+    with_params = {name for name in numbers if spec.param(name) is not None}
     return spec.families & (COMPARABLE - with_params)
 
 
@@ -60,7 +62,7 @@ def pytrec_measures(spec: MeasureSpec) -> set[str]:
     """pytrec_eval's measure requests for the families of `spec` that it has."""
     requests = {name for name in _PLAIN if name in spec.families}
     for family in _CUT_FAMILIES:
-        cutoffs = getattr(spec, family)
+        cutoffs = spec.param(family)
         if family in spec.families and cutoffs:
             requests.add(f"{family}.{','.join(str(k) for k in cutoffs)}")
     return requests
@@ -107,10 +109,8 @@ def compare(
     spec = spec or MeasureSpec()
     families = _comparable(spec)
     # per topic, the geometric means are compared through their arithmetic bases
-    families |= {
-        base for mean, base in (("gm_map", "map"), ("gm_bpref", "bpref")) if mean in families
-    }
-    spec = replace(spec, families=families)
+    families |= {base for mean, base in GEOMETRIC_BASE.items() if mean in families}
+    spec = spec.with_families(families)
     convention = convention or Convention()
     comparable = qrels.groupby("topic", sort=False)["grade"].transform("max") >= 0
     skipped = sorted(set(qrels.loc[~comparable, "topic"]))
@@ -161,9 +161,9 @@ def _means(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
         array = values.to_numpy(dtype=np.float64)
         if measure in _GEOMETRIC:
             theirs_all = float(np.exp(np.mean(array)))
-        elif measure in ("num_q",):
+        elif family_of(measure).aggregate == "count":
             theirs_all = float(len(array))
-        elif measure in ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"):
+        elif family_of(measure).aggregate in ("sum", "relevant"):
             theirs_all = float(np.sum(array))
         else:
             theirs_all = float(np.sum(array) / len(array))

@@ -21,15 +21,13 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 from pandas.api.types import union_categoricals
 
-from irscore import measures, tie_aware, trec
+from irscore import measures, trec
 from irscore.conventions import REFERENCE, Convention
-from irscore.measures import MeasureSpec, Ranking
+from irscore.measures import Context, MeasureSpec, Ranking
 
 NOT_JUDGED = np.iinfo(np.int64).min
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 LONG_COLUMNS = ["run", "convention", "topic", "measure", "value"]
-# Geometric means exist only over topics: no per-topic row (as in trec_eval's output).
-SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 
 
 class DuplicateDocumentError(ValueError):
@@ -81,6 +79,7 @@ class Notes:
     qrels_topics_without_run: list[str] = field(default_factory=list)
     duplicates_dropped: int = 0
     non_numeric_docnos: int = 0
+    not_computed: list[str] = field(default_factory=list)
 
 
 def prepare(qrels: pd.DataFrame, run: pd.DataFrame) -> Prepared:
@@ -193,7 +192,7 @@ def _order(p: Prepared, c: Convention, has_qrels: np.ndarray, grade: np.ndarray,
     `p`: a grid of conventions sorts once per distinct tie-break.
     """
     memo_key = (
-        "docno_desc" if c.tie_break == "expected" else c.tie_break,  # the same order
+        c.tie_break,
         c.score_precision,
         c.mistake == "rank_column_trusted",
         c.duplicates,
@@ -231,7 +230,7 @@ def _sorted_rows(
     if c.mistake == "rank_column_trusted":
         rank = p.run_rank[rows]
         return rows[_within_groups(topic, rank - rank.min() if len(rank) else rank)]
-    if c.tie_break in ("docno_desc", "expected") and c.score_precision == "float32":
+    if c.tie_break == "docno_desc" and c.score_precision == "float32":
         tie = len(p.docnos) - 1 - p.run_doc[rows]
         return rows[_reference_order(topic, p.run_score[rows], tie)]
     reference = replace(c, tie_break="docno_desc", score_precision="float32")
@@ -241,7 +240,7 @@ def _sorted_rows(
     new = np.r_[True, (base_topic[1:] != base_topic[:-1]) | (score32[1:] != score32[:-1])]
     group = np.cumsum(new) - 1
     order = np.arange(len(base))
-    if c.tie_break not in ("docno_desc", "expected"):
+    if c.tie_break != "docno_desc":
         tie = np.zeros(len(p.run_topic), dtype=np.int64)
         tie[rows] = _tie_key(p, rows, c, grade, notes)
         order = _within_groups(group, tie[base])
@@ -276,7 +275,7 @@ def _tie_key(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, no
     n_docs = len(p.docnos)
     doc = p.run_doc[rows]
     tie = c.tie_break
-    if tie in ("docno_desc", "expected"):
+    if tie == "docno_desc":
         return n_docs - 1 - doc
     if tie == "docno_asc":
         return doc
@@ -351,6 +350,7 @@ _AFTER_RANKING = {
     "name": "",
     "description": "",
     "topics": REFERENCE.topics,
+    "ties": REFERENCE.ties,
     "gain": REFERENCE.gain,
     "interpolation": REFERENCE.interpolation,
     "gmax": REFERENCE.gmax,
@@ -395,16 +395,11 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
         np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(rows) else np.array([], int)
     )
     evaluated = topic[starts]
-    if c.depth is not None and c.tie_break != "expected":  # expected cuts after grouping ties
-        position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
-        within = position < c.depth
-        rows, topic = rows[within], topic[within]
     if c.duplicates == "error" and p.has_duplicates:
-        _check_duplicates(p, rows)
+        position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+        _check_duplicates(p, rows if c.depth is None else rows[position < c.depth])
     grade = r_grade[rows]
     judged = (grade != NOT_JUDGED) & (grade >= 0)
-    if c.judged_only:
-        rows, grade, topic, judged = rows[judged], grade[judged], topic[judged], judged[judged]
 
     q_judged = q_grade >= 0
     level = max(c.rel_level, 0)
@@ -417,13 +412,7 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
     ideal_grades, ideal_topic = q_grade[in_ideal], p.qrels_topic[in_ideal]
     ideal_order = np.lexsort((-ideal_grades, ideal_topic))
     ideal_counts = np.bincount(index_of[ideal_topic], minlength=len(evaluated))
-    tie_group = None
-    if c.tie_break == "expected":
-        score = p.run_score[rows]
-        if c.score_precision == "float32":
-            score = as_float32(score).astype(np.float64)
-        new = np.r_[True, (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])][: len(rows)]
-        tie_group = np.cumsum(new) - 1
+    score = p.run_score[rows]
     ranking = Ranking(
         topics=p.topics[evaluated],
         starts=np.concatenate(([0], np.cumsum(counts))),
@@ -434,9 +423,12 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
         ideal_grade=ideal_grades[ideal_order],
         ideal_starts=np.concatenate(([0], np.cumsum(ideal_counts))),
         rel_level=c.rel_level,
-        tie_group=tie_group,
+        depth=c.depth,
+        tie_score=as_float32(score) if c.score_precision == "float32" else score,
         in_pool=grade != NOT_JUDGED,
     )
+    if c.judged_only:
+        ranking = ranking.without_unjudged()
     return ranking, rows, evaluated, notes
 
 
@@ -457,10 +449,8 @@ def evaluate_one(
 ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, float], Notes]:
     """Per-topic values {measure: array}, the topic names, the `all` values, and notes."""
     ranking, _rows, evaluated, notes = rank(p, c)
-    if c.tie_break == "expected":
-        values = tie_aware.compute(ranking, spec, c.depth, c.gain)
-    else:
-        values = measures.compute(ranking.pooled, spec, c.interpolation, c.mistake, c.gmax, c.gain)
+    context = Context(c.interpolation, c.mistake, c.gmax, c.gain)
+    values, notes.not_computed = measures.compute(ranking, spec, context, c.ties)
     topics = ranking.topics
     if c.no_relevant_topics == "skip":  # per-topic values do not depend on other topics
         keep = ranking.num_rel > 0
@@ -537,7 +527,7 @@ def long_table(
     means: dict[str, float],
 ) -> pd.DataFrame:
     """Lay per-topic values and means out as rows of the long table."""
-    per_topic = [m for m in values if m not in SUMMARY_ONLY]
+    per_topic = [m for m in values if measures.registry.has_topic_rows(m)]
     n_topics, n_measures = len(topics), len(per_topic)
     matrix = (
         np.column_stack([values[m] for m in per_topic]) if n_measures else np.zeros((n_topics, 0))

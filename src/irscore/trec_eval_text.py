@@ -7,10 +7,7 @@ from collections.abc import Collection, Iterator
 
 import pandas as pd
 
-from irscore.measures import INTEGER_MEASURES
-
-# trec_eval prints these only in the summary, never per topic
-SUMMARY_ONLY = frozenset({"num_q", "gm_map", "gm_bpref"})
+from irscore.measures.registry import is_integer, printed_per_topic
 
 
 def format_value(measure: str, value: float) -> str:
@@ -19,7 +16,7 @@ def format_value(measure: str, value: float) -> str:
     NaN (trec_eval's 0/0 for an empty ranking under -J) prints as glibc prints
     the NaN that 0.0/0.0 gives on x86-64: `-nan`.
     """
-    if measure in INTEGER_MEASURES:
+    if is_integer(measure):
         return str(int(value))
     if math.isnan(value):
         return f"{'-nan':>6s}"
@@ -40,7 +37,8 @@ def lines(
     the run lacks, even under -c). `runid` prints trec_eval's runid line.
     """
     if per_topic:
-        rows = table[(table["topic"] != "all") & ~table["measure"].isin(SUMMARY_ONLY)]
+        shown = [m for m in table["measure"].unique() if printed_per_topic(m)]
+        rows = table[(table["topic"] != "all") & table["measure"].isin(shown)]
         if printed_topics is not None:
             rows = rows[rows["topic"].isin(set(printed_topics))]
         for topic, measure, value in zip(

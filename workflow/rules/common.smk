@@ -80,8 +80,14 @@ def plotted_first(wildcards):
 
 
 def package_sources(*modules):
-    """Paths of irscore source files (relative to the package), so code changes re-run jobs."""
-    return [str(IRSCORE_DIR / module) for module in ("__init__.py", *modules)]
+    """Paths of irscore source files (relative to the package; a sub-package stands for its
+    modules), so code changes re-run jobs."""
+    paths = []
+    for module in ("__init__.py", *modules):
+        path = IRSCORE_DIR / module
+        found = sorted(path.glob("*.py")) if path.is_dir() else [path]
+        paths += [str(p) for p in found]
+    return paths
 
 
 def cranfield_dir():

@@ -8,7 +8,7 @@ rule evaluate:
         qrels="results/data/qrels.txt",
         run="results/runs/{run}.run",
         code=package_sources(
-            "crosscheck.py", "evaluate.py", "measures.py", "conventions.py", "trec.py"
+            "crosscheck.py", "evaluate.py", "measures", "conventions.py", "trec.py"
         ),
     output:
         eval="results/eval/{run}.tsv",

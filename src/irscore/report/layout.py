@@ -49,9 +49,11 @@ def single_change_conventions(
     the order of the field's choices (the reference value first)."""
     found: dict[Any, str] = {}
     for convention in conventions_from_config(conventions):
-        changes = convention.changes()
+        changes, value = convention.changes(), getattr(convention, field)
+        if field == "tie_break" and changes == {"ties": "expected"}:  # its alias
+            changes, value = {field: "expected"}, "expected"
         if not changes or set(changes) == {field}:
-            found.setdefault(getattr(convention, field), convention.name)
+            found.setdefault(value, convention.name)
     return {value: found[value] for value in CHOICES[field] if value in found}
 
 

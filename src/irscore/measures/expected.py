@@ -8,40 +8,20 @@ are sums over positions (P@k, recall@k, R-prec, DCG/nDCG, judged@k) take the
 expected relevance per position. AP, reciprocal rank and success@k are not
 linear, and have their own closed forms below.
 
-Measures with no closed form here (gm_map, bpref, iprec_at_recall, 11pt_avg,
-ERR and trec_eval's set-based and other extra measures) are left out of an
-`expected` evaluation instead of being approximated: their rows are absent.
+The registry names each family's form here; a family without one (gm_map,
+bpref, iprec_at_recall, 11pt_avg, ERR, trec_eval's set-based and other extra
+measures) is left out of an `expected` evaluation with a note, never approximated.
 """
 
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
 
-from irscore.measures import MeasureSpec, Ranking, gains_of, ideal_dcg, ideal_terms
-
-# The measure families `expected` computes; every other family is left out.
-FAMILIES = frozenset(
-    {
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "Rprec",
-        "recip_rank",
-        "P",
-        "recall",
-        "ndcg",
-        "ndcg_cut",
-        "ndcg_exp",
-        "ndcg_exp_cut",
-        "map_cut",
-        "success",
-        "judged",
-    }
-)
+from irscore.measures.dcg import gains_of, ideal_dcg, ideal_terms
+from irscore.measures.ranking import Context, Ranking
 
 
 def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -56,8 +36,6 @@ class Groups:
     """Per-row facts about the tied group each row belongs to (the full, uncut ranking)."""
 
     def __init__(self, r: Ranking):
-        if r.tie_group is None:
-            raise ValueError("expected measures need the ranking's tie groups")
         group = r.tie_group
         self.size = np.bincount(group)[group]
         first_row = np.concatenate(([0], np.flatnonzero(np.diff(group)) + 1))
@@ -79,79 +57,144 @@ class Groups:
         return np.bincount(self.group, weights=values)[self.group] / self.size
 
 
-def compute(
-    r: Ranking, spec: MeasureSpec, depth: int | None, gain: str = "linear"
-) -> dict[str, np.ndarray]:
-    """Expected value of every closed-form measure of `spec`, per topic, in trec_eval order.
+class Tied:
+    """A whole sorted ranking (before any -M cut) with its tied groups, and the pieces the
+    expected forms share; `depth` keeps the first N positions, as trec_eval's -M does."""
 
-    `r` is the whole sorted ranking (before any depth cut) with its tie
-    groups; `depth` keeps the first N positions, as trec_eval's -M does.
-    """
-    fam = spec.families & FAMILIES
-    g = Groups(r)
-    n_topics = len(r.topics)
-    topic = r.topic_of_row
-    rank = r.rank
-    kept = np.ones(len(rank), dtype=bool) if depth is None else rank <= depth
-    lengths = np.bincount(topic[kept], minlength=n_topics)
+    def __init__(self, r: Ranking, depth: int | None):
+        self.r = r
+        self.depth = depth
 
-    def running(values: np.ndarray) -> np.ndarray:
+    @cached_property
+    def g(self) -> Groups:
+        return Groups(self.r)
+
+    @cached_property
+    def kept(self) -> np.ndarray:
+        rank = self.r.rank
+        return np.ones(len(rank), dtype=bool) if self.depth is None else rank <= self.depth
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.bincount(self.r.topic_of_row[self.kept], minlength=len(self.r.topics))
+
+    def running(self, values: np.ndarray) -> np.ndarray:
         """Within-topic running sum over kept rows (kept rows are a prefix of each topic)."""
-        values = np.where(kept, values, 0.0)
+        r = self.r
+        values = np.where(self.kept, values, 0.0)
         total = np.cumsum(values)
         before = np.concatenate(([0.0], total))[r.starts[:-1]]
-        return total - before[topic]
+        return total - before[r.topic_of_row]
 
-    def at(cumulative: np.ndarray, k) -> np.ndarray:
-        reach = np.minimum(np.asarray(k, dtype=np.int64), lengths)
-        out = np.zeros(n_topics)
+    def at(self, cumulative: np.ndarray, k) -> np.ndarray:
+        """Each topic's running value at rank min(k, kept length); 0 at rank 0."""
+        r = self.r
+        reach = np.minimum(np.asarray(k, dtype=np.int64), self.lengths)
+        out = np.zeros(len(r.topics))
         has = reach > 0
         out[has] = cumulative[(r.starts[:-1] + reach - 1)[has]]
         return out
 
-    def per_topic(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return np.bincount(topic[mask], weights=values[mask], minlength=n_topics)
+    def per_topic(self, values: np.ndarray) -> np.ndarray:
+        """Sum of `values` over each topic's kept rows."""
+        topic = self.r.topic_of_row[self.kept]
+        return np.bincount(topic, weights=values[self.kept], minlength=len(self.r.topics))
 
-    expected_rel = running(g.rel_fraction)
-    out: dict[str, np.ndarray] = {}
-    if "num_q" in fam:
-        out["num_q"] = np.ones(n_topics)
-    if "num_ret" in fam:
-        out["num_ret"] = lengths.astype(np.float64)
-    if "num_rel" in fam:
-        out["num_rel"] = r.num_rel.astype(np.float64)
-    if "num_rel_ret" in fam:
-        out["num_rel_ret"] = at(expected_rel, lengths)
-    ap_terms = _ap_terms(g, rank)
-    if "map" in fam:
-        out["map"] = _divide(per_topic(ap_terms, kept), r.num_rel)
-    if "Rprec" in fam:
-        out["Rprec"] = _divide(at(expected_rel, r.num_rel), r.num_rel)
-    if "recip_rank" in fam:
-        out["recip_rank"] = _reciprocal_rank(r, g, depth)
-    for k in spec.P if "P" in fam else ():
-        out[f"P_{k}"] = at(expected_rel, k) / k
-    for k in spec.recall if "recall" in fam else ():
-        out[f"recall_{k}"] = _divide(at(expected_rel, k), r.num_rel)
-    for family, family_gain in (("ndcg", gain), ("ndcg_exp", "exponential")):
-        prefix = "ndcg_exp" if family_gain == "exponential" else "ndcg"
-        row_gain = np.where(r.judged, gains_of(r.grade, family_gain), 0.0)
-        discounted = running(g.mean(row_gain) / np.log2(rank + 1.0))
-        if family in fam:
-            out[prefix] = _divide(at(discounted, lengths), ideal_dcg(r, family_gain))
-        for k in getattr(spec, f"{family}_cut") if f"{family}_cut" in fam else ():
-            out[f"{prefix}_cut_{k}"] = _divide(at(discounted, k), _ideal_at(r, family_gain, k))
-    if "map_cut" in fam:
-        ap_running = running(ap_terms)
-        for k in spec.map_cut:
-            out[f"map_cut_{k}"] = _divide(at(ap_running, k), r.num_rel)
-    for k in spec.success if "success" in fam else ():
-        out[f"success_{k}"] = _success(r, g, np.minimum(k, lengths))
-    if "judged" in fam:
-        judged = running(g.mean(r.judged.astype(np.float64)))
-        for k in spec.judged:
-            out[f"judged_{k}"] = at(judged, k) / k
-    return out
+    @cached_property
+    def expected_rel(self) -> np.ndarray:
+        return self.running(self.g.rel_fraction)
+
+    @cached_property
+    def ap_terms(self) -> np.ndarray:
+        return _ap_terms(self.g, self.r.rank)
+
+    def discounted(self, gain: str) -> np.ndarray:
+        """Running expected DCG: each position has its group's mean gain."""
+        r = self.r
+        row_gain = np.where(r.judged, gains_of(r.grade, gain), 0.0)
+        return self.running(self.g.mean(row_gain) / np.log2(r.rank + 1.0))
+
+
+def num_q(t: Tied, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    return {"num_q": np.ones(len(t.r.topics))}
+
+
+def num_ret(t: Tied, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    return {"num_ret": t.lengths.astype(np.float64)}
+
+
+def num_rel(t: Tied, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    return {"num_rel": t.r.num_rel.astype(np.float64)}
+
+
+def num_rel_ret(t: Tied, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    return {"num_rel_ret": t.at(t.expected_rel, t.lengths)}
+
+
+def map_(t: Tied, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    return {"map": _divide(t.per_topic(t.ap_terms), t.r.num_rel)}
+
+
+def rprec(t: Tied, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    return {"Rprec": _divide(t.at(t.expected_rel, t.r.num_rel), t.r.num_rel)}
+
+
+def recip_rank(t: Tied, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    return {"recip_rank": _reciprocal_rank(t.r, t.g, t.depth)}
+
+
+def precision_at(t: Tied, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    return {f"P_{k}": t.at(t.expected_rel, k) / k for k in cutoffs}
+
+
+def recall_at(t: Tied, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    return {f"recall_{k}": _divide(t.at(t.expected_rel, k), t.r.num_rel) for k in cutoffs}
+
+
+def _prefix(gain: str) -> str:
+    return "ndcg_exp" if gain == "exponential" else "ndcg"
+
+
+def _ndcg(t: Tied, gain: str) -> dict[str, np.ndarray]:
+    return {_prefix(gain): _divide(t.at(t.discounted(gain), t.lengths), ideal_dcg(t.r, gain))}
+
+
+def _ndcg_cut(t: Tied, gain: str, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    discounted = t.discounted(gain)
+    return {
+        f"{_prefix(gain)}_cut_{k}": _divide(t.at(discounted, k), _ideal_at(t.r, gain, k))
+        for k in cutoffs
+    }
+
+
+def ndcg(t: Tied, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    return _ndcg(t, ctx.gain)
+
+
+def ndcg_exp(t: Tied, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    return _ndcg(t, "exponential")
+
+
+def ndcg_cut(t: Tied, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    return _ndcg_cut(t, ctx.gain, cutoffs)
+
+
+def ndcg_exp_cut(t: Tied, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    return _ndcg_cut(t, "exponential", cutoffs)
+
+
+def map_cut(t: Tied, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    ap_running = t.running(t.ap_terms)
+    return {f"map_cut_{k}": _divide(t.at(ap_running, k), t.r.num_rel) for k in cutoffs}
+
+
+def success(t: Tied, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    return {f"success_{k}": _success(t.r, t.g, np.minimum(k, t.lengths)) for k in cutoffs}
+
+
+def judged(t: Tied, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    running = t.running(t.g.mean(t.r.judged.astype(np.float64)))
+    return {f"judged_{k}": t.at(running, k) / k for k in cutoffs}
 
 
 def _ap_terms(g: Groups, rank: np.ndarray) -> np.ndarray:

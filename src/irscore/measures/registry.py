@@ -1,0 +1,270 @@
+"""One declaration per measure family: every fact irscore needs about a measure.
+
+A family's declaration says how its -m parameters parse (and their default),
+how its per-topic values aggregate over topics, whether trec_eval prints it per
+topic, whether it is a count, whether trec_eval / pytrec_eval compute it, the
+function computing it on an ordered ranking and its tie-aware expected form.
+The order of the declarations is the print order: trec_eval's (measures.c),
+irscore's extras after the family they vary. Every list of measures elsewhere
+is derived from here, so adding a measure is one declaration in this file.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from irscore.measures import ap, counts, dcg, expected, interpolation, precision
+from irscore.measures.ranking import Context, Ranking
+
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+# trec_eval's default multiples of R for Rprec_mult (written as literals: 3 * 0.2 != 0.6)
+RPREC_MULT_CUTOFFS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+MIN_GEO_MEAN = 0.00001
+AGGREGATES = ("mean", "sum", "geometric", "count", "relevant")
+
+
+@dataclass(frozen=True)
+class Params:
+    """How a family's -m parameters read: `cutoffs` (positive distinct integers, sorted),
+    `multiples` (numbers, sorted) or `numbers` (`count` numbers, kept as their text,
+    since trec_eval names the measure after it); `default` when none are given."""
+
+    kind: str
+    default: Any = None
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class Family:
+    """Everything about one measure family (see the module docstring).
+
+    `compute(ranking, context, params)` and `expected(tied, context, params)`
+    return {printed name: per-topic values}. `aggregate`: the `all` value is the
+    mean over topics, the sum, the geometric mean, the number of topics
+    (`count`), or the relevant judgments (`relevant`: num_rel, which -c counts
+    over every qrels topic). `topic_rows`: per-topic values exist (not for the
+    geometric means); `printed_per_topic`: trec_eval prints them with -q.
+    """
+
+    name: str
+    compute: Callable[[Ranking, Context, Any], dict[str, np.ndarray]] | None
+    params: Params | None = None
+    aggregate: str = "mean"
+    topic_rows: bool = True
+    printed_per_topic: bool = True
+    integer: bool = False
+    trec_eval: bool = True
+    official: bool = False
+    pytrec_eval: bool = True
+    expected: Callable[[expected.Tied, Context, Any], dict[str, np.ndarray]] | None = None
+
+
+def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
+    return Params("cutoffs", default)
+
+
+def _nothing(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    """runid: a line of text in the summary, no values."""
+    return {}
+
+
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in (
+        Family("runid", _nothing, official=True, pytrec_eval=False),
+        Family(
+            "num_q",
+            counts.num_q,
+            aggregate="count",
+            printed_per_topic=False,
+            integer=True,
+            official=True,
+            expected=expected.num_q,
+        ),
+        Family(
+            "num_ret",
+            counts.num_ret,
+            aggregate="sum",
+            integer=True,
+            official=True,
+            expected=expected.num_ret,
+        ),
+        Family(
+            "num_rel",
+            counts.num_rel,
+            aggregate="relevant",
+            integer=True,
+            official=True,
+            expected=expected.num_rel,
+        ),
+        Family(
+            "num_rel_ret",
+            counts.num_rel_ret,
+            aggregate="sum",
+            integer=True,
+            official=True,
+            expected=expected.num_rel_ret,
+        ),
+        Family("map", ap.map_, official=True, expected=expected.map_),
+        Family(
+            "gm_map",
+            ap.gm_map,
+            aggregate="geometric",
+            topic_rows=False,
+            printed_per_topic=False,
+            official=True,
+        ),
+        Family("Rprec", precision.rprec, official=True, expected=expected.rprec),
+        Family("bpref", ap.bpref_, official=True),
+        Family("recip_rank", precision.recip_rank, official=True, expected=expected.recip_rank),
+        Family("iprec_at_recall", interpolation.iprec_at_recall, official=True),
+        Family(
+            "P", precision.precision_at, _cutoffs(), official=True, expected=expected.precision_at
+        ),
+        # the first grades of the ranking as a string: not a number, not in the long table
+        Family("relstring", None, pytrec_eval=False),
+        Family("recall", precision.recall_at, _cutoffs(), expected=expected.recall_at),
+        Family("infAP", ap.infap),
+        Family(
+            "gm_bpref",
+            ap.gm_bpref,
+            aggregate="geometric",
+            topic_rows=False,
+            printed_per_topic=False,
+        ),
+        Family("Rprec_mult", precision.rprec_mult, Params("multiples", RPREC_MULT_CUTOFFS)),
+        Family("utility", precision.utility, Params("numbers", count=4)),
+        Family("11pt_avg", interpolation.eleven_point_average),
+        Family("binG", dcg.bin_g),
+        Family("G", dcg.g),
+        Family("ndcg", dcg.ndcg, expected=expected.ndcg),
+        Family("ndcg_rel", dcg.ndcg_rel),
+        Family("Rndcg", dcg.rndcg),
+        Family("ndcg_cut", dcg.ndcg_cut, _cutoffs(), expected=expected.ndcg_cut),
+        Family(
+            "ndcg_exp", dcg.ndcg_exp, trec_eval=False, pytrec_eval=False, expected=expected.ndcg_exp
+        ),
+        Family(
+            "ndcg_exp_cut",
+            dcg.ndcg_exp_cut,
+            _cutoffs(),
+            trec_eval=False,
+            pytrec_eval=False,
+            expected=expected.ndcg_exp_cut,
+        ),
+        Family("map_cut", ap.map_cut, _cutoffs(), expected=expected.map_cut),
+        Family("relative_P", precision.relative_precision, _cutoffs()),
+        Family("success", precision.success, _cutoffs((1, 5, 10)), expected=expected.success),
+        Family("set_P", precision.set_precision),
+        Family("set_relative_P", precision.set_relative_precision),
+        Family("set_recall", precision.set_recall),
+        Family("set_map", precision.set_map),
+        Family("set_F", precision.set_f, Params("numbers", count=1)),
+        Family(
+            "num_nonrel_judged_ret", counts.num_nonrel_judged_ret, aggregate="sum", integer=True
+        ),
+        Family("err", dcg.err_at, _cutoffs((20,)), trec_eval=False, pytrec_eval=False),
+        Family(
+            "judged",
+            counts.judged,
+            _cutoffs((10,)),
+            trec_eval=False,
+            pytrec_eval=False,
+            expected=expected.judged,
+        ),
+    )
+}
+
+# trec_eval's measure families in its print order, and its nicknames
+TREC_ORDER = [name for name, f in FAMILIES.items() if f.trec_eval]
+OFFICIAL = tuple(name for name, f in FAMILIES.items() if f.official)
+ALL_TREC = tuple(TREC_ORDER)
+IMPLEMENTED = frozenset(name for name, f in FAMILIES.items() if f.compute is not None)
+# the families a long table can hold (runid is a line of the text output only)
+ALL_FAMILIES = IMPLEMENTED - {"runid"}
+# the trec_eval families irscore computes: the default set
+TREC_FAMILIES = frozenset(TREC_ORDER) & ALL_FAMILIES
+PARAMETRISED = {name: f.params for name, f in FAMILIES.items() if f.params is not None}
+CUTOFF_FAMILIES = tuple(name for name, p in PARAMETRISED.items() if p.kind == "cutoffs")
+PYTREC_EVAL_FAMILIES = frozenset(name for name in ALL_FAMILIES if FAMILIES[name].pytrec_eval)
+EXPECTED_FAMILIES = frozenset(name for name, f in FAMILIES.items() if f.expected is not None)
+
+
+@functools.cache
+def family_of(measure: str) -> Family:
+    """The family of a printed measure name (`P_10` -> P, `ndcg_exp_cut_5` -> ndcg_exp_cut):
+    the family of that name, else the longest family name followed by `_`."""
+    if measure in FAMILIES:
+        return FAMILIES[measure]
+    prefixes = [name for name in FAMILIES if measure.startswith(name + "_")]
+    if not prefixes:
+        raise KeyError(f"no measure family prints {measure!r}")
+    return FAMILIES[max(prefixes, key=len)]
+
+
+def is_integer(measure: str) -> bool:
+    """True for the counts, which trec_eval prints as integers."""
+    return family_of(measure).integer
+
+
+def has_topic_rows(measure: str) -> bool:
+    """False for the geometric means, which exist only over topics."""
+    return family_of(measure).topic_rows
+
+
+def printed_per_topic(measure: str) -> bool:
+    """False for what trec_eval prints only in the summary (num_q, the geometric means)."""
+    return family_of(measure).printed_per_topic
+
+
+def compute(
+    r: Ranking, spec: Any, ctx: Context | None = None, ties: str = "ordered"
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    """Every measure of `spec` for every topic of the ranking, {name: array over topics}
+    in print order, and the requested families the tie convention has no form for.
+
+    `ties="ordered"` evaluates the ranking's one order (cut at its depth);
+    `"expected"` the mean over every order of its tied groups (`expected`).
+    """
+    ctx = ctx or Context()
+    out: dict[str, np.ndarray] = {}
+    not_computed: list[str] = []
+    if ties == "expected":
+        ranked: Any = expected.Tied(r, r.depth)
+    else:
+        ranked = r.cut.pooled
+    for name, family in FAMILIES.items():
+        if name not in spec.families or family.compute is None:
+            continue
+        form = family.expected if ties == "expected" else family.compute
+        if form is None:
+            if name != "runid":
+                not_computed.append(name)
+            continue
+        out.update(form(ranked, ctx, spec.param(name)))
+    return out, not_computed
+
+
+def aggregate(name: str, values: np.ndarray, num_rel_all_qrels: float | None = None) -> float:
+    """trec_eval's `all` value of measure `name` over its per-topic values.
+
+    `num_rel_all_qrels` reproduces trec_eval -c, whose `all` num_rel counts the
+    grade > 0 judgments of every qrels topic, whatever the relevance level.
+    """
+    how = family_of(name).aggregate
+    if how == "count":
+        return float(len(values))
+    if how == "relevant" and num_rel_all_qrels is not None:
+        return num_rel_all_qrels
+    if how in ("sum", "relevant"):
+        return float(np.sum(values))
+    if len(values) == 0:
+        return 0.0
+    if how == "geometric":
+        return float(np.exp(np.mean(np.log(np.maximum(values, MIN_GEO_MEAN)))))
+    return float(np.sum(values) / len(values))

@@ -1,0 +1,163 @@
+"""Which measures to compute: trec_eval's -m requests and the config's `measures:` entry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from irscore.measures.precision import rprec_mult_name
+from irscore.measures.registry import (
+    ALL_FAMILIES,
+    ALL_TREC,
+    FAMILIES,
+    IMPLEMENTED,
+    OFFICIAL,
+    PARAMETRISED,
+    TREC_FAMILIES,
+)
+
+
+class MeasureError(ValueError):
+    """A measure request that irscore does not know or cannot compute."""
+
+
+class MeasureSpec:
+    """Which measure families to compute, and the parameters of those that take some
+    (`MeasureSpec(P=(5, 10), families=...)`; the registry's defaults otherwise).
+
+    `spec.P`, `spec.Rprec_mult`, ... read a family's parameters. `utility` and
+    `set_F` hold trec_eval's parameter text (`-m utility.1,-1,0,0`), None for
+    its defaults: trec_eval names the measure `utility_1,-1,0,0` when the
+    parameters are given and plain `utility` when they are not.
+    """
+
+    __slots__ = ("_params", "families")
+
+    def __init__(self, families: Iterable[str] | None = None, **params: Any):
+        unknown = sorted(set(params) - set(PARAMETRISED))
+        if unknown:
+            raise TypeError(f"MeasureSpec: no parameters for {', '.join(unknown)}")
+        self.families = frozenset(TREC_FAMILIES if families is None else families)
+        self._params = tuple(sorted(params.items()))
+
+    def param(self, family: str) -> Any:
+        """The parameters of `family` (None for a family that takes none)."""
+        if family not in PARAMETRISED:
+            return None
+        return dict(self._params).get(family, PARAMETRISED[family].default)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in PARAMETRISED:
+            return self.param(name)
+        raise AttributeError(name)
+
+    def with_families(self, families: Iterable[str]) -> MeasureSpec:
+        """The same parameters for other families."""
+        return MeasureSpec(families, **dict(self._params))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MeasureSpec):
+            return NotImplemented
+        return (self.families, self._params) == (other.families, other._params)
+
+    def __hash__(self) -> int:
+        return hash((self.families, self._params))
+
+    def __repr__(self) -> str:
+        params = "".join(f", {name}={value!r}" for name, value in self._params)
+        return f"MeasureSpec(families={sorted(self.families)!r}{params})"
+
+
+def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
+    """A MeasureSpec from config: `families` (default: all irscore computes), cut-offs
+    and parameters (`Rprec_mult: [0.5, 1.0]`, `utility: [1, -1, 0, 0]`, `set_F: 0.5`)."""
+    config = dict(config)
+    unknown = sorted(set(config) - set(PARAMETRISED) - {"families"})
+    if unknown:
+        raise MeasureError(f"measures: unknown key(s) {', '.join(unknown)}")
+    families = frozenset(config.pop("families", ALL_FAMILIES))
+    bad = sorted(families - IMPLEMENTED)
+    if bad:
+        raise MeasureError(f"measures: unknown or unimplemented famil(ies) {', '.join(bad)}")
+    params = {key: _parse_params(key, _param_text(value)) for key, value in config.items()}
+    return MeasureSpec(families=families, **params)
+
+
+def _param_text(value: Any) -> str:
+    """A config value (a list of numbers, a number or a text) as trec_eval's parameter text."""
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def parse_requests(requests: Sequence[str]) -> tuple[MeasureSpec, list[str]]:
+    """trec_eval's -m requests (`map`, `P.5,10`, `all_trec`, ...) as a MeasureSpec.
+
+    Returns the spec and the requested families irscore does not compute yet
+    (from a nickname such as all_trec), so the caller can say so; naming one
+    of those explicitly is an error, like an unknown name.
+    """
+    families: set[str] = set()
+    params: dict[str, Any] = {}
+    missing: list[str] = []
+    for request in requests or ["official"]:
+        name, _, text = request.partition(".")
+        if name in ("official", "all_trec"):
+            group = OFFICIAL if name == "official" else ALL_TREC
+            families |= {m for m in group if m in IMPLEMENTED}
+            missing += [m for m in group if m not in IMPLEMENTED and m not in missing]
+            continue
+        if name not in IMPLEMENTED:
+            known = "unknown measure" if name not in FAMILIES else "measure not implemented"
+            raise MeasureError(f"{known}: {name!r} (in -m {request})")
+        families.add(name)
+        if text:
+            if name not in PARAMETRISED:
+                raise MeasureError(f"measure {name} takes no parameters (in -m {request})")
+            params[name] = _parse_params(name, text)
+    return MeasureSpec(families=frozenset(families), **params), missing
+
+
+def _parse_params(name: str, text: str) -> Any:
+    """The MeasureSpec value of `-m name.text` (or of a config entry, as text)."""
+    kind = PARAMETRISED[name]
+    if kind.kind == "cutoffs":
+        return _parse_cutoffs(name, text)
+    if kind.kind == "multiples":
+        return _parse_multiples(name, text)
+    values = _parse_floats(name, text)
+    if len(values) != kind.count:
+        raise MeasureError(f"{name} takes {kind.count} number(s), got {text!r}")
+    return text  # the text: trec_eval names the measure after it
+
+
+def _parse_floats(name: str, text: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        raise MeasureError(f"parameters of {name} must be numbers: {text!r}") from None
+    if not all(np.isfinite(values)):
+        raise MeasureError(f"parameters of {name} must be finite numbers: {text!r}")
+    return values
+
+
+def _parse_multiples(name: str, text: str) -> tuple[float, ...]:
+    """Rprec_mult's multiples of R, sorted like trec_eval's; equal printed names refused."""
+    values = tuple(sorted(_parse_floats(name, text)))
+    names = [rprec_mult_name(v) for v in values]
+    if len(set(names)) != len(names):
+        raise MeasureError(f"multiples of {name} must print distinct names: {text!r}")
+    return values
+
+
+def _parse_cutoffs(name: str, text: str) -> tuple[int, ...]:
+    """Positive distinct integer cut-offs, sorted ascending as trec_eval sorts them."""
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise MeasureError(f"cut-offs of {name} must be positive integers: {text!r}") from None
+    if any(v < 1 for v in values) or len(set(values)) != len(values):
+        raise MeasureError(f"cut-offs of {name} must be positive and distinct: {text!r}")
+    return tuple(sorted(values))
