@@ -214,3 +214,33 @@ def test_expected_ties_scores_equal_only_in_float32():
     assert tied[("q", "map")] == (1 + 1 / 2) / 2
     untied = Convention(tie_break="expected", score_precision="float64")
     assert _values(evaluate(qrels, run, [untied], SPEC))[("q", "map")] == 1.0
+
+
+def test_ties_expected_is_its_own_decision_and_tie_break_expected_its_alias():
+    alias = Convention(tie_break="expected")
+    assert (alias.ties, alias.tie_break) == ("expected", "docno_desc")
+    assert alias == Convention(ties="expected")
+    assert Convention.from_changes("x", {"tie_break": "expected"}).description == (
+        "tie_break=expected"  # the configured name and description are kept
+    )
+
+
+def test_a_family_without_an_expected_form_is_named_on_stderr(tmp_path):
+    """`--tie-break expected -m bpref` used to print nothing and exit 0."""
+    from contextlib import redirect_stderr, redirect_stdout
+    from io import StringIO
+
+    from irscore.cli import main
+
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n")
+    run.write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 1.0 t\n1 Q0 c 3 0.5 t\n")
+    for flag in (["--tie-break", "expected"], ["--ties", "expected"]):
+        out, err = StringIO(), StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            status = main(["evaluate", *flag, "-m", "bpref", "-m", "map", str(qrels), str(run)])
+        assert status == 0
+        # a and b tie: AP over a,b,c is (1/1 + 2/3) / 2; over b,a,c (1/2 + 2/3) / 2
+        expected_ap = ((1 + 2 / 3) / 2 + (1 / 2 + 2 / 3) / 2) / 2
+        assert out.getvalue() == f"map                   \tall\t{expected_ap:6.4f}\n"
+        assert err.getvalue() == "irscore: note: bpref has no expected-value form; not computed\n"

@@ -34,11 +34,16 @@ SAME = 1e-12
 
 
 def _run_order(means: Mapping[str, float]) -> str:
-    """Runs from best to worst ("a > b = c"); NaN means sort last."""
-    ranked = sorted(means, key=lambda run: (np.isnan(means[run]), -np.nan_to_num(means[run]), run))
+    """Runs from best to worst ("a > b = c"); NaN means sort last. Means equal to 12
+    decimals are equal: the same values summed over topics in another order can differ
+    in the last bit."""
+    key = {
+        run: (bool(np.isnan(m)), -round(float(np.nan_to_num(m)), 12)) for run, m in means.items()
+    }
+    ranked = sorted(means, key=lambda run: (*key[run], run))
     text = ranked[0] if ranked else ""
     for before, after in itertools.pairwise(ranked):
-        text += (" = " if means[before] == means[after] else " > ") + after
+        text += (" = " if key[before] == key[after] and not key[before][0] else " > ") + after
     return text
 
 

@@ -366,7 +366,9 @@ def _ranking_key(c: Convention) -> Convention:
 
 
 def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, Notes]:
-    """The ranking a convention evaluates, its sorted run rows and topic codes, and notes.
+    """The ranking a convention evaluates (its -M depth not yet applied: `ranking.cut` is
+    what the ordered measures see), the sorted run rows they see (cut at -M, then -J),
+    the topic codes, and notes.
 
     Only topics with judgments are ranked; run topics without judgments are
     listed in the notes. Under -c the qrels topics missing from the run are
@@ -395,11 +397,16 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
         np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(rows) else np.array([], int)
     )
     evaluated = topic[starts]
-    if c.duplicates == "error" and p.has_duplicates:
-        position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
-        _check_duplicates(p, rows if c.depth is None else rows[position < c.depth])
     grade = r_grade[rows]
     judged = (grade != NOT_JUDGED) & (grade >= 0)
+    counted = rows  # the rows the ordered measures see: cut at -M, then -J
+    if c.depth is not None:
+        position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+        counted = rows[position < c.depth]
+    if c.duplicates == "error" and p.has_duplicates:
+        _check_duplicates(p, counted)
+    if c.judged_only:
+        counted = counted[(r_grade[counted] != NOT_JUDGED) & (r_grade[counted] >= 0)]
 
     q_judged = q_grade >= 0
     level = max(c.rel_level, 0)
@@ -429,7 +436,7 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
     )
     if c.judged_only:
         ranking = ranking.without_unjudged()
-    return ranking, rows, evaluated, notes
+    return ranking, counted, evaluated, notes
 
 
 def _check_duplicates(p: Prepared, rows: np.ndarray) -> None:
@@ -456,29 +463,32 @@ def evaluate_one(
         keep = ranking.num_rel > 0
         values = {name: array[keep] for name, array in values.items()}
         topics, evaluated = topics[keep], evaluated[keep]
+    missing = np.array([], dtype=np.int64)
     num_rel_all = None
     if c.complete:
         q_grade, _ = _grades(p, c.grades)
         missing = np.setdiff1d(np.unique(p.qrels_topic), evaluated)
+        level = max(c.rel_level, 0)
         if c.no_relevant_topics == "skip":
-            level = max(c.rel_level, 0)
             with_rel = np.unique(p.qrels_topic[q_grade >= level])
             missing = missing[np.isin(missing, with_rel)]
-        if len(missing):
-            level = max(c.rel_level, 0)
-            rel_counts = np.bincount(p.qrels_topic[q_grade >= level], minlength=len(p.topics))
-            for name, array in values.items():
-                fill = np.zeros(len(missing))
-                if name == "num_q":
-                    fill[:] = 1.0
-                elif name == "num_rel":
-                    fill = rel_counts[missing].astype(np.float64)
-                values[name] = np.concatenate((array, fill))
-            order = np.argsort(np.concatenate((evaluated, missing)), kind="stable")
-            topics = np.concatenate((topics, p.topics[missing]))[order]
-            values = {name: array[order] for name, array in values.items()}
         num_rel_all = float((q_grade > 0).sum())
-    means = {name: measures.aggregate(name, array, num_rel_all) for name, array in values.items()}
+    means = {
+        name: measures.aggregate(name, array, len(missing), num_rel_all)
+        for name, array in values.items()
+    }
+    if len(missing):  # -c: the judged topics the run lacks score 0, in topic order
+        rel_counts = np.bincount(p.qrels_topic[q_grade >= level], minlength=len(p.topics))
+        for name, array in values.items():
+            fill = np.zeros(len(missing))
+            if name == "num_q":
+                fill[:] = 1.0
+            elif name == "num_rel":
+                fill = rel_counts[missing].astype(np.float64)
+            values[name] = np.concatenate((array, fill))
+        order = np.argsort(np.concatenate((evaluated, missing)), kind="stable")
+        topics = np.concatenate((topics, p.topics[missing]))[order]
+        values = {name: array[order] for name, array in values.items()}
     return values, topics, means, notes
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 from irscore import measures
 from irscore.conventions import Convention, name_under
 from irscore.evaluate import as_float32, evaluate_one, prepare, rank
-from irscore.tie_aware import FAMILIES as EXPECTED_FAMILIES
+from irscore.measures.registry import EXPECTED_FAMILIES
 
 UNJUDGED = "?"
 # Families whose running value is shown at every rank (cut-off i = the rank).
@@ -131,6 +131,7 @@ def explain(
         raise ExplainError(f"topic {topic}: the qrels judge no document for it")
     prepared = prepare(qrels.reset_index(drop=True), run.reset_index(drop=True))
     ranking, rows, _, _ = rank(prepared, convention)
+    ranking = ranking.cut  # the documents -M leaves
     shown = min(k, len(rows))
     values = _values(prepared, convention, _spec(max(shown, 1), k, convention))
     ranks = _rank_table(prepared, ranking, rows, convention, values, shown)
@@ -143,7 +144,7 @@ def _spec(shown: int, k: int, convention: Convention) -> measures.MeasureSpec:
     """Every running family at cut-offs 1..shown and k, and the whole-ranking measures."""
     cutoffs = tuple(sorted({*range(1, shown + 1), k}))
     families = frozenset({*RUNNING, *WHOLE})
-    if convention.tie_break == "expected":
+    if convention.ties == "expected":
         families &= EXPECTED_FAMILIES
     return measures.MeasureSpec(families=families, **{f: cutoffs for f in RUNNING})
 
@@ -309,7 +310,9 @@ def _ties(p, rows, convention: Convention, k: int) -> tuple[list[str], pd.DataFr
     )
     table = {}
     for order in TIE_ORDERS:
-        values, _, _, _ = evaluate_one(p, replace(convention, tie_break=order), spec)
+        values, _, _, _ = evaluate_one(
+            p, replace(convention, tie_break=order, ties="ordered"), spec
+        )
         table[order] = {name: float(array[0]) for name, array in values.items()}
     return groups, pd.DataFrame(table)
 

@@ -7,7 +7,7 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from irscore.conventions import CHOICES, Convention
@@ -26,7 +26,15 @@ def add_convention_flags(parser: argparse.ArgumentParser, grades_flag: str = "--
     parser.add_argument("-J", action="store_true", help="remove unjudged documents (-J)")
     parser.add_argument("-M", type=int, metavar="N", help="only the first N documents count")
     parser.add_argument("-l", type=int, metavar="N", default=1, help="relevance level (1)")
-    for field in ("tie_break", "score_precision", "gain", "interpolation", "grades", "duplicates"):
+    for field in (
+        "tie_break",
+        "ties",
+        "score_precision",
+        "gain",
+        "interpolation",
+        "grades",
+        "duplicates",
+    ):
         parser.add_argument(
             grades_flag if field == "grades" else f"--{field.replace('_', '-')}",
             dest=field,
@@ -51,6 +59,7 @@ def convention_from_args(args: argparse.Namespace) -> Convention:
         "depth": args.M,
         "rel_level": args.l,
         "tie_break": args.tie_break,
+        "ties": args.ties,
         "score_precision": args.score_precision,
         "gain": args.gain,
         "interpolation": args.interpolation,
@@ -73,6 +82,14 @@ def convention_name(changes: dict) -> str:
         if grid_changes == changes:
             return name
     return describe(changes)
+
+
+def note_not_computed(families: Iterable[str], convention: Convention) -> None:
+    """Say on stderr which requested families the convention has no form for (they are
+    absent from the output, never silently)."""
+    for family in dict.fromkeys(families):
+        reason = "has no expected-value form" if convention.ties == "expected" else "has no form"
+        print(f"irscore: note: {family} {reason}; not computed", file=sys.stderr)
 
 
 def check_alpha(alpha: float) -> None:

@@ -11,6 +11,7 @@ from irscore.cli.common import (
     check_alpha,
     convention_from_args,
     matplotlib_config_dir,
+    note_not_computed,
 )
 
 DEFAULT_MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
@@ -18,7 +19,6 @@ DEFAULT_MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
 # scipy (a test checks they agree).
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
-COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "gm_map"}
 TABLE_FORMATS = ("md", "latex", "csv")
 WIDTH = 100  # text output wraps here unless --wide
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> str:
 
     from irscore import audit, systems_table, trec
     from irscore.evaluate import concat_long, evaluate_one, long_table, prepare
-    from irscore.measures import parse_requests
+    from irscore.measures import family_of, parse_requests
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
@@ -86,15 +86,22 @@ def run(args: argparse.Namespace) -> str:
     qrels = trec.read_qrels(args.qrels)
     runs = [trec.read_run(path) for path in args.runs]
     names = run_names(args.runs, [str(r["tag"].iloc[0]) if len(r) else "" for r in runs])
-    tables, checks = [], []
+    tables, checks, not_computed = [], [], []
     for run_table, name in zip(runs, names, strict=True):
         values, topics, means, notes = evaluate_one(prepare(qrels, run_table), convention, spec)
         tables.append(
             long_table(name, replace(convention, name="reference"), values, topics, means)
         )
         checks += _notes_lines(name, notes)
+        not_computed += notes.not_computed
+    note_not_computed(not_computed, convention)
     table = concat_long(tables)
-    measures = [m for m in dict.fromkeys(table["measure"]) if m not in COUNTS]
+    # counts and geometric means (no per-topic values) are not tested
+    measures = [
+        m
+        for m in dict.fromkeys(table["measure"])
+        if not family_of(m).integer and family_of(m).topic_rows
+    ]
     baseline = None if args.all_pairs else _baseline(args.baseline, args.runs, names)
     detailed = len(names) == 2 and not args.all_pairs and args.format not in TABLE_FORMATS
     tests = TESTS if args.test == "all" else (args.test,)

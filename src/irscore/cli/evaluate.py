@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from irscore.cli.common import UsageError, add_convention_flags, convention_from_args
+from irscore.cli.common import (
+    UsageError,
+    add_convention_flags,
+    convention_from_args,
+    note_not_computed,
+)
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -44,10 +49,12 @@ def run(args: argparse.Namespace) -> str:
     qrels = trec.read_qrels(args.qrels)
     out: list[str] = []
     tables = []
+    not_computed: list[str] = []
     for path in args.runs:
         run = trec.read_run(path)
         prepared = prepare(qrels, run)
         values, topics, means, notes = evaluate_one(prepared, convention, spec)
+        not_computed += notes.not_computed
         if len(topics) == 0:
             raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
         runid = str(run["tag"].iloc[-1])
@@ -66,6 +73,7 @@ def run(args: argparse.Namespace) -> str:
             )
     if missing and args.format == "trec":
         print(f"irscore: note: not computed yet: {', '.join(missing)}", file=sys.stderr)
+    note_not_computed(not_computed, convention)
     if args.format == "trec":
         return "".join(line + "\n" for line in out)
     combined = pd.concat(tables, ignore_index=True)

@@ -6,7 +6,7 @@ The arithmetic follows trec_eval 9.0.x (m_*.c), including its order of
 operations, so that the reference convention agrees with it to the last bit.
 """
 
-from irscore.measures.dcg import gains_of, ideal_dcg, ideal_terms
+from irscore.measures.dcg import discounted_gain, gains_of, ideal_dcg, ideal_terms
 from irscore.measures.interpolation import RECALL_LEVELS
 from irscore.measures.ranking import Context, Ranking
 from irscore.measures.registry import (
@@ -32,6 +32,7 @@ __all__ = [
     "Ranking",
     "aggregate",
     "compute",
+    "discounted_gain",
     "family_of",
     "gains_of",
     "ideal_dcg",

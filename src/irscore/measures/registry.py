@@ -250,21 +250,36 @@ def compute(
     return out, not_computed
 
 
-def aggregate(name: str, values: np.ndarray, num_rel_all_qrels: float | None = None) -> float:
-    """trec_eval's `all` value of measure `name` over its per-topic values.
+def aggregate(
+    name: str, values: np.ndarray, missing: int = 0, num_rel_all_qrels: float | None = None
+) -> float:
+    """trec_eval's `all` value of measure `name`, to the last bit, from the per-topic values
+    of the evaluated topics in trec_eval's topic order (qid as byte strings).
 
-    `num_rel_all_qrels` reproduces trec_eval -c, whose `all` num_rel counts the
+    Means are trec_eval's arithmetic: the values added one at a time in that order
+    (float64 `+=`, not numpy's pairwise sum), then divided by the number of topics.
+    `missing` topics (-c: judged, not retrieved) score 0 and count in the divisor;
+    for a geometric mean trec_eval adds their log(0.00001) at the end, as one
+    product (m_gm_map.c, meas_avg.c). `num_rel_all_qrels` is -c's `all` num_rel: the
     grade > 0 judgments of every qrels topic, whatever the relevance level.
     """
     how = family_of(name).aggregate
+    n = len(values) + missing
     if how == "count":
-        return float(len(values))
+        return float(n)
     if how == "relevant" and num_rel_all_qrels is not None:
         return num_rel_all_qrels
     if how in ("sum", "relevant"):
-        return float(np.sum(values))
-    if len(values) == 0:
+        return _sequential_sum(values)
+    if n == 0:
         return 0.0
     if how == "geometric":
-        return float(np.exp(np.mean(np.log(np.maximum(values, MIN_GEO_MEAN)))))
-    return float(np.sum(values) / len(values))
+        logs = np.log(np.maximum(values, MIN_GEO_MEAN))
+        total = _sequential_sum(logs) + missing * np.log(MIN_GEO_MEAN)
+        return float(np.exp(total / n))
+    return _sequential_sum(values) / n
+
+
+def _sequential_sum(values: np.ndarray) -> float:
+    """values[0] + values[1] + ... in this order (np.cumsum adds left to right)."""
+    return float(np.cumsum(values, dtype=np.float64)[-1]) if len(values) else 0.0

@@ -1,0 +1,65 @@
+"""`irscore evaluate` prints what trec_eval prints, byte for byte, on the golden inputs.
+
+The expected files are trec_eval's own output (tests/golden/README.md gives each
+command); every measure of -m all_trec but relstring is compared, per topic (-q)
+on `small`, and in the summary on `medium` and `boundary` (whose means test the
+order in which trec_eval adds the topics).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from irscore.cli import main
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+COMMAND = re.compile(r"^- `trec_eval (.*) (\S+)\.qrels \S+\.run \| grep -v '\^relstring' > (\S+)`$")
+
+
+def _commands() -> list[tuple[list[str], str, str]]:
+    """(flags, input name, output file) of each golden file, from the README."""
+    found = []
+    for line in (GOLDEN / "README.md").read_text().splitlines():
+        match = COMMAND.match(line)
+        if match:
+            found.append((match.group(1).split(), match.group(2), match.group(3)))
+    return found
+
+
+COMMANDS = _commands()
+
+
+def test_every_golden_file_has_its_command():
+    assert {output for _, _, output in COMMANDS} == {
+        p.name for p in GOLDEN.glob("*.trec_eval-9.0.8.txt")
+    }
+    assert len(COMMANDS) == 12
+
+
+@pytest.mark.parametrize(("flags", "name", "output"), COMMANDS, ids=[c[2] for c in COMMANDS])
+def test_output_equals_trec_eval_9(flags, name, output):
+    qrels, run = GOLDEN / f"{name}.qrels", GOLDEN / f"{name}.run"
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(["evaluate", *flags, str(qrels), str(run)])
+    assert status == 0, err.getvalue()
+    expected = (GOLDEN / output).read_text()
+    assert out.getvalue() == expected
+
+
+def test_inputs_are_what_the_generator_writes():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("golden_generate", GOLDEN / "generate.py")
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    collections = {n: generate.generate(*p) for n, p in generate.INPUTS.items()}
+    collections["boundary"] = generate.boundary()
+    for name, (qrels, run) in collections.items():
+        assert (GOLDEN / f"{name}.qrels").read_text() == qrels
+        assert (GOLDEN / f"{name}.run").read_text() == run
