@@ -52,6 +52,8 @@ def test_schema_accepts_every_family_and_parameter_and_rejects_unknown_ones():
         "Rprec_mult": [0.5, 1.5],
         "utility": [1, -1, 0, 0],
         "set_F": 0.5,
+        "rbp": {"p": 0.8},
+        "rbp_resid": {"p": 0.8},
     }
     assert {"Rprec_mult", "utility", "set_F", "relative_P"} <= set(entry)
     assert set(entry) - {"families"} == set(PARAMETRISED)
@@ -59,6 +61,8 @@ def test_schema_accepts_every_family_and_parameter_and_rejects_unknown_ones():
     spec = spec_from_config(entry)  # what the schema lets through, the registry reads
     assert spec.relative_P == (1, 5) and spec.Rprec_mult == (0.5, 1.5)
     assert spec.utility == "1,-1,0,0" and spec.set_F == "0.5"
+    assert spec.rbp == "p=0.8"
+    assert not _measures_valid({"rbp": {"q": 0.8}})
     assert not _measures_valid({"bogus": [5]})
     assert not _measures_valid({"families": ["map", "bogus"]})
     assert not _measures_valid({"families": ["relstring"]})  # declared, not computed

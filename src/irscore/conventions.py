@@ -32,6 +32,7 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "no_relevant_topics": ("zero", "skip"),
     "grades": ("raw", "cranfield_cleverdon"),
     "duplicates": ("error", "first"),
+    "missing_topics": ("mean_only", "evaluated"),
     "mistake": (
         None,
         "ap_over_retrieved",
@@ -68,6 +69,7 @@ class Convention:
     grades: str = "raw"
     gmax: int = 4
     duplicates: str = "error"
+    missing_topics: str = "mean_only"
     mistake: str | None = None
 
     def __post_init__(self) -> None:
@@ -100,8 +102,19 @@ class Convention:
 
     @classmethod
     def from_changes(cls, name: str, changes: Mapping[str, Any] | None = None) -> Convention:
-        """The reference convention with `changes` applied; unknown keys are an error."""
+        """The reference convention with `changes` applied; unknown keys are an error.
+        `compat: trec_eval10` stands for its preset's fields (`COMPAT`); fields given
+        beside it win."""
         changes = dict(changes or {})
+        changes.setdefault("description", describe(changes))
+        if "compat" in changes:
+            preset = changes.pop("compat")
+            if preset not in COMPAT:
+                raise ConventionError(
+                    f"convention {name!r}: compat must be one of {', '.join(COMPAT)}; "
+                    f"got {preset!r}"
+                )
+            changes = {**COMPAT[preset], **changes}
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(changes) - known)
         if unknown:
@@ -109,7 +122,6 @@ class Convention:
                 f"convention {name!r}: unknown field(s) {', '.join(unknown)}; "
                 f"known: {', '.join(sorted(known - {'name'}))}"
             )
-        changes.setdefault("description", describe(changes))
         return replace(cls(), name=name, **changes)
 
     def changes(self) -> dict[str, Any]:
@@ -134,6 +146,18 @@ class Convention:
 
 
 REFERENCE = Convention()
+
+# Named presets: every decision where that trec_eval differs from the reference (9.0.x).
+# trec_eval 10.0 interpolates with lround(r * R), keeps scores as doubles, and evaluates
+# a -c topic without results as an empty ranking (a per-topic line each). Its all_trec
+# also has rbp, rbp_resid and unj (irscore.measures.registry, `trec_eval=(10,)`).
+COMPAT: dict[str, dict[str, Any]] = {
+    "trec_eval10": {
+        "interpolation": "trec_eval10",
+        "score_precision": "float64",
+        "missing_topics": "evaluated",
+    },
+}
 
 
 def name_under(measure: str, convention: Convention) -> str:

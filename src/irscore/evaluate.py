@@ -386,7 +386,7 @@ def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, N
 
 def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, Notes]:
     notes = Notes()
-    q_grade, r_grade = _grades(p, c.grades)
+    _, r_grade = _grades(p, c.grades)
     has_qrels, has_run = p.has_qrels, p.has_run
     notes.run_topics_without_qrels = [str(t) for t in p.topics[has_run & ~has_qrels]]
     notes.qrels_topics_without_run = [str(t) for t in p.topics[has_qrels & ~has_run]]
@@ -408,27 +408,16 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
     if c.judged_only:
         counted = counted[(r_grade[counted] != NOT_JUDGED) & (r_grade[counted] >= 0)]
 
-    q_judged = q_grade >= 0
-    level = max(c.rel_level, 0)
-    num_rel = np.bincount(p.qrels_topic[q_grade >= level], minlength=len(p.topics))
-    num_nonrel = np.bincount(p.qrels_topic[q_judged & (q_grade < level)], minlength=len(p.topics))
     index_of = np.full(len(p.topics), -1, dtype=np.int64)
     index_of[evaluated] = np.arange(len(evaluated))
     counts = np.bincount(index_of[topic], minlength=len(evaluated))
-    in_ideal = (q_grade > 0) & (index_of[p.qrels_topic] >= 0)
-    ideal_grades, ideal_topic = q_grade[in_ideal], p.qrels_topic[in_ideal]
-    ideal_order = np.lexsort((-ideal_grades, ideal_topic))
-    ideal_counts = np.bincount(index_of[ideal_topic], minlength=len(evaluated))
     score = p.run_score[rows]
     ranking = Ranking(
         topics=p.topics[evaluated],
         starts=np.concatenate(([0], np.cumsum(counts))),
         grade=np.where(judged, grade, -1),
         judged=judged,
-        num_rel=num_rel[evaluated],
-        num_nonrel=num_nonrel[evaluated],
-        ideal_grade=ideal_grades[ideal_order],
-        ideal_starts=np.concatenate(([0], np.cumsum(ideal_counts))),
+        **_judgments(p, c, evaluated),
         rel_level=c.rel_level,
         depth=c.depth,
         tie_score=as_float32(score) if c.score_precision == "float32" else score,
@@ -437,6 +426,74 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
     if c.judged_only:
         ranking = ranking.without_unjudged()
     return ranking, counted, evaluated, notes
+
+
+def _judgments(p: Prepared, c: Convention, topics: np.ndarray) -> dict[str, np.ndarray]:
+    """The Ranking fields that come from the qrels, for the topic codes `topics` (ascending):
+    relevant and judged non-relevant counts, and the grades of each ideal ranking."""
+    q_grade, _ = _grades(p, c.grades)
+    level = max(c.rel_level, 0)
+    num_rel = np.bincount(p.qrels_topic[q_grade >= level], minlength=len(p.topics))
+    nonrel = (q_grade >= 0) & (q_grade < level)
+    num_nonrel = np.bincount(p.qrels_topic[nonrel], minlength=len(p.topics))
+    index_of = np.full(len(p.topics), -1, dtype=np.int64)
+    index_of[topics] = np.arange(len(topics))
+    in_ideal = (q_grade > 0) & (index_of[p.qrels_topic] >= 0)
+    ideal_grades, ideal_topic = q_grade[in_ideal], p.qrels_topic[in_ideal]
+    ideal_order = np.lexsort((-ideal_grades, ideal_topic))
+    ideal_counts = np.bincount(index_of[ideal_topic], minlength=len(topics))
+    return {
+        "num_rel": num_rel[topics],
+        "num_nonrel": num_nonrel[topics],
+        "ideal_grade": ideal_grades[ideal_order],
+        "ideal_starts": np.concatenate(([0], np.cumsum(ideal_counts))),
+    }
+
+
+def _without_results(p: Prepared, c: Convention, topics: np.ndarray) -> Ranking:
+    """trec_eval 10's ranking for a -c topic without results: one unjudged document
+    (`ceci_nest_pas_un_docno`, trec_eval.c), which -J then removes."""
+    n = len(topics)
+    ranking = Ranking(
+        topics=p.topics[topics],
+        starts=np.arange(n + 1),
+        grade=np.full(n, -1),
+        judged=np.zeros(n, dtype=bool),
+        **_judgments(p, c, topics),
+        rel_level=c.rel_level,
+        depth=c.depth,
+        tie_score=np.ones(n),
+        in_pool=np.zeros(n, dtype=bool),
+    )
+    return ranking.without_unjudged() if c.judged_only else ranking
+
+
+def _missing_values(
+    p: Prepared, c: Convention, spec: MeasureSpec, missing: np.ndarray, names: list[str]
+) -> dict[str, np.ndarray]:
+    """The per-topic values of -c's topics without results: 0 (num_q 1, num_rel their
+    relevant judgments) as trec_eval 9 counts them, or trec_eval 10's stand-in ranking."""
+    if c.missing_topics == "evaluated":
+        context = Context(c.interpolation, c.mistake, c.gmax, c.gain)
+        fills, _ = measures.compute(_without_results(p, c, missing), spec, context, c.ties)
+        return {
+            name: np.zeros(len(missing)) if _cleared_by_trec_eval10(name) else fills[name]
+            for name in names
+        }
+    q_grade, _ = _grades(p, c.grades)
+    relevant = np.bincount(p.qrels_topic[q_grade >= max(c.rel_level, 0)], minlength=len(p.topics))
+    fills = {name: np.zeros(len(missing)) for name in names}
+    if "num_q" in fills:
+        fills["num_q"] = np.ones(len(missing))
+    if "num_rel" in fills:
+        fills["num_rel"] = relevant[missing].astype(np.float64)
+    return fills
+
+
+def _cleared_by_trec_eval10(name: str) -> bool:
+    """The values trec_eval 10 resets to 0 after scoring its stand-in document (by exact
+    name, as trec_eval.c compares them: `utility_1,-1,0,0` keeps its value)."""
+    return name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj")
 
 
 def _check_duplicates(p: Prepared, rows: np.ndarray) -> None:
@@ -463,32 +520,31 @@ def evaluate_one(
         keep = ranking.num_rel > 0
         values = {name: array[keep] for name, array in values.items()}
         topics, evaluated = topics[keep], evaluated[keep]
+    q_grade, _ = _grades(p, c.grades)
+    level = max(c.rel_level, 0)
     missing = np.array([], dtype=np.int64)
     num_rel_all = None
     if c.complete:
-        q_grade, _ = _grades(p, c.grades)
         missing = np.setdiff1d(np.unique(p.qrels_topic), evaluated)
-        level = max(c.rel_level, 0)
         if c.no_relevant_topics == "skip":
             with_rel = np.unique(p.qrels_topic[q_grade >= level])
             missing = missing[np.isin(missing, with_rel)]
         num_rel_all = float((q_grade > 0).sum())
-    means = {
-        name: measures.aggregate(name, array, len(missing), num_rel_all)
-        for name, array in values.items()
-    }
-    if len(missing):  # -c: the judged topics the run lacks score 0, in topic order
-        rel_counts = np.bincount(p.qrels_topic[q_grade >= level], minlength=len(p.topics))
-        for name, array in values.items():
-            fill = np.zeros(len(missing))
-            if name == "num_q":
-                fill[:] = 1.0
-            elif name == "num_rel":
-                fill = rel_counts[missing].astype(np.float64)
-            values[name] = np.concatenate((array, fill))
+    if c.missing_topics == "mean_only":  # trec_eval 9: they score 0, in the means only
+        means = {
+            name: measures.aggregate(name, array, len(missing), num_rel_all)
+            for name, array in values.items()
+        }
+    if len(missing):  # per-topic rows for them, in topic order
+        fills = _missing_values(p, c, spec, missing, list(values))
+        values = {name: np.concatenate((array, fills[name])) for name, array in values.items()}
         order = np.argsort(np.concatenate((evaluated, missing)), kind="stable")
         topics = np.concatenate((topics, p.topics[missing]))[order]
         values = {name: array[order] for name, array in values.items()}
+    if c.missing_topics == "evaluated":  # trec_eval 10: added to the means in topic order
+        means = {
+            name: measures.aggregate(name, array, 0, num_rel_all) for name, array in values.items()
+        }
     return values, topics, means, notes
 
 

@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from irscore.conventions import CHOICES, Convention
+from irscore.conventions import CHOICES, COMPAT, Convention
 
 
 class UsageError(ValueError):
@@ -49,6 +49,12 @@ def add_convention_flags(parser: argparse.ArgumentParser, grades_flag: str = "--
         help="topics without a relevant document: score 0 (default) or leave out",
     )
     parser.add_argument("--gmax", type=int, default=4, help="ERR's maximum grade (4)")
+    parser.add_argument(
+        "--compat",
+        choices=tuple(COMPAT),
+        help="every decision where that trec_eval differs (trec_eval10: its interpolation, "
+        "double scores, per-topic lines for -c topics without results, all_trec's measures)",
+    )
 
 
 def convention_from_args(args: argparse.Namespace) -> Convention:
@@ -70,7 +76,14 @@ def convention_from_args(args: argparse.Namespace) -> Convention:
     }
     reference = Convention()
     changes = {k: v for k, v in changes.items() if v != getattr(reference, k)}
+    if args.compat:
+        changes = {"compat": args.compat, **changes}
     return Convention.from_changes(convention_name(changes), changes)
+
+
+def trec_eval_version(args: argparse.Namespace) -> int:
+    """The trec_eval whose all_trec -m means: 10 under --compat trec_eval10, else 9."""
+    return 10 if args.compat == "trec_eval10" else 9
 
 
 def convention_name(changes: dict) -> str:

@@ -10,6 +10,7 @@ from irscore.cli.common import (
     add_convention_flags,
     convention_from_args,
     note_not_computed,
+    trec_eval_version,
 )
 
 
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> str:
     from irscore.evaluate import evaluate_one, long_table, prepare
     from irscore.measures import parse_requests
 
-    spec, missing = parse_requests(args.m or [])
+    spec, missing = parse_requests(args.m or [], trec_eval_version(args))
     if args.M is not None and args.M < 1:
         raise UsageError(f"-M takes a positive number of documents, got {args.M}")
     convention = convention_from_args(args)
@@ -61,7 +62,9 @@ def run(args: argparse.Namespace) -> str:
         table = long_table(runid, convention, values, topics, means)
         tables.append(table)
         if args.format == "trec":
-            in_run = set(topics) - set(notes.qrels_topics_without_run)
+            in_run = set(topics)
+            if convention.missing_topics == "mean_only":  # trec_eval 9: no line for them
+                in_run -= set(notes.qrels_topics_without_run)
             out.extend(
                 trec_eval_text.lines(
                     table,

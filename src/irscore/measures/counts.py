@@ -46,6 +46,13 @@ def num_nonrel_judged_ret(r: Ranking, ctx: Context, params: None) -> dict[str, n
     return {"num_nonrel_judged_ret": nonrel_judged_retrieved(r)}
 
 
+def unjudged(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """trec_eval 10's unj@k: documents without a judgment (no qrels line, or a negative
+    grade) in the top k, over k; ranks beyond the ranking count as judged."""
+    running = judged_cumulative(r)
+    return {f"unj_{k}": (np.minimum(k, r.lengths) - at_cutoff(r, running, k)) / k for k in cutoffs}
+
+
 def judged(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
     """judged@k: the fraction of the top k that is judged (k, not the ranking's length)."""
     running = judged_cumulative(r)

@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from irscore.measures.precision import parameter_name
 from irscore.measures.ranking import (
     Context,
     Ranking,
@@ -264,6 +265,51 @@ def bin_g(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
 
 def g(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
     return {"G": normalised_gain(r)}
+
+
+RBP_PERSISTENCE = 0.9  # trec_eval 10's default p
+
+
+def rbp_persistence(text: str | None) -> float:
+    """p of `-m rbp.p=0.8` (trec_eval 10's parameter syntax); 0.9 without one."""
+    return RBP_PERSISTENCE if text is None else float(text.partition("=")[2])
+
+
+@per_ranking
+def _powers(r: Ranking, p: float) -> np.ndarray:
+    """p^0, p^1, ..., p^n as trec_eval 10 forms them: one multiplication by p per rank."""
+    length = int(r.lengths.max(initial=0)) + 1
+    return np.cumprod(np.r_[1.0, np.full(length, p)])
+
+
+def rbp(r: Ranking, ctx: Context, text: str | None) -> dict[str, np.ndarray]:
+    """trec_eval 10's rank-biased precision (Moffat & Zobel 2008), m_rbp.c:
+    (1 - p) * sum of gain * p^(rank - 1), with the grade as gain, divided by the topic's
+    largest grade when that exceeds 1 (gains normalised to [0, 1]); unjudged: gain 0."""
+    p = rbp_persistence(text)
+    scale = np.ones(len(r.topics))
+    has = np.diff(r.ideal_starts) > 0
+    scale[has] = np.maximum(r.ideal_grade[r.ideal_starts[:-1][has]], 1)  # sorted descending
+    rows = np.flatnonzero(r.judged & (r.grade > 0))
+    topic = r.topic_of_row[rows]
+    gain = r.grade[rows] / scale[topic]
+    total = topic_sum(topic, gain * _powers(r, p)[r.rank[rows] - 1], len(r.topics))
+    return {parameter_name("rbp", text): (1.0 - p) * total}
+
+
+def rbp_residual(r: Ranking, ctx: Context, text: str | None) -> dict[str, np.ndarray]:
+    """trec_eval 10's rbp_resid (m_rbp_resid.c): how much RBP could still rise if every
+    unjudged retrieved document had gain 1, plus the weight beyond the ranking,
+    p^n + (1 - p) * sum of p^(rank - 1) over the unjudged; 0 when all are judged."""
+    p = rbp_persistence(text)
+    whole = r.whole or r
+    rows = np.flatnonzero(~whole.judged)
+    topic = whole.topic_of_row[rows]
+    powers = _powers(whole, p)
+    total = topic_sum(topic, powers[whole.rank[rows] - 1], len(whole.topics))
+    value = powers[whole.lengths] + (1.0 - p) * total
+    unjudged = np.bincount(topic, minlength=len(whole.topics)) > 0
+    return {parameter_name("rbp_resid", text): np.where(unjudged, value, 0.0)}
 
 
 def err_at(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:

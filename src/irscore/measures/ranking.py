@@ -32,7 +32,8 @@ class Ranking:
     measures already computed on this ranking (see `per_ranking`).
 
     A ranking may hold only some of its rows (`pooled`): then `row_rank` gives
-    each row's rank and `num_ret` the number of documents retrieved per topic.
+    each row's rank, `num_ret` the number of documents retrieved per topic and
+    `whole` the ranking with every row.
     `depth` is trec_eval's -M, not yet applied: `cut` applies it. `tie_score`
     holds each row's score at the precision ties are decided at (the tied groups
     of the `expected` forms), None when nothing asks for them.
@@ -52,6 +53,7 @@ class Ranking:
     in_pool: np.ndarray | None = None
     row_rank: np.ndarray | None = None
     num_ret: np.ndarray | None = None
+    whole: Ranking | None = field(default=None, repr=False, compare=False)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
@@ -127,6 +129,7 @@ class Ranking:
             tie_score=None,
             row_rank=self.rank[keep],
             num_ret=self.lengths,
+            whole=self,
             cache={},
         )
 

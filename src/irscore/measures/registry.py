@@ -31,12 +31,14 @@ AGGREGATES = ("mean", "sum", "geometric", "count", "relevant")
 @dataclass(frozen=True)
 class Params:
     """How a family's -m parameters read: `cutoffs` (positive distinct integers, sorted),
-    `multiples` (numbers, sorted) or `numbers` (`count` numbers, kept as their text,
-    since trec_eval names the measure after it); `default` when none are given."""
+    `multiples` (numbers, sorted), `numbers` (`count` numbers) or `named` (`name=number`
+    pairs of `names`, trec_eval 10's syntax); the last two are kept as their text, since
+    trec_eval names the measure after it; `default` when none are given."""
 
     kind: str
     default: Any = None
     count: int | None = None
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class Family:
     (`count`), or the relevant judgments (`relevant`: num_rel, which -c counts
     over every qrels topic). `topic_rows`: per-topic values exist (not for the
     geometric means); `printed_per_topic`: trec_eval prints them with -q.
+    `trec_eval`: the major versions of trec_eval computing it (its all_trec).
     """
 
     name: str
@@ -58,7 +61,7 @@ class Family:
     topic_rows: bool = True
     printed_per_topic: bool = True
     integer: bool = False
-    trec_eval: bool = True
+    trec_eval: tuple[int, ...] = (9, 10)
     official: bool = False
     pytrec_eval: bool = True
     expected: Callable[[expected.Tied, Context, Any], dict[str, np.ndarray]] | None = None
@@ -66,6 +69,9 @@ class Family:
 
 def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
     return Params("cutoffs", default)
+
+
+_P = Params("named", names=("p",))  # rbp's persistence, `-m rbp.p=0.8`
 
 
 def _nothing(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
@@ -76,7 +82,7 @@ def _nothing(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
 FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
-        Family("runid", _nothing, official=True, pytrec_eval=False),
+        Family("runid", _nothing, official=True, pytrec_eval=()),
         Family(
             "num_q",
             counts.num_q,
@@ -127,7 +133,7 @@ FAMILIES: dict[str, Family] = {
             "P", precision.precision_at, _cutoffs(), official=True, expected=expected.precision_at
         ),
         # the first grades of the ranking as a string: not a number, not in the long table
-        Family("relstring", None, pytrec_eval=False),
+        Family("relstring", None, pytrec_eval=()),
         Family("recall", precision.recall_at, _cutoffs(), expected=expected.recall_at),
         Family("infAP", ap.infap),
         Family(
@@ -146,15 +152,13 @@ FAMILIES: dict[str, Family] = {
         Family("ndcg_rel", dcg.ndcg_rel),
         Family("Rndcg", dcg.rndcg),
         Family("ndcg_cut", dcg.ndcg_cut, _cutoffs(), expected=expected.ndcg_cut),
-        Family(
-            "ndcg_exp", dcg.ndcg_exp, trec_eval=False, pytrec_eval=False, expected=expected.ndcg_exp
-        ),
+        Family("ndcg_exp", dcg.ndcg_exp, trec_eval=(), pytrec_eval=(), expected=expected.ndcg_exp),
         Family(
             "ndcg_exp_cut",
             dcg.ndcg_exp_cut,
             _cutoffs(),
-            trec_eval=False,
-            pytrec_eval=False,
+            trec_eval=(),
+            pytrec_eval=(),
             expected=expected.ndcg_exp_cut,
         ),
         Family("map_cut", ap.map_cut, _cutoffs(), expected=expected.map_cut),
@@ -168,22 +172,25 @@ FAMILIES: dict[str, Family] = {
         Family(
             "num_nonrel_judged_ret", counts.num_nonrel_judged_ret, aggregate="sum", integer=True
         ),
-        Family("err", dcg.err_at, _cutoffs((20,)), trec_eval=False, pytrec_eval=False),
+        Family("rbp", dcg.rbp, _P, trec_eval=(10,), pytrec_eval=()),
+        Family("rbp_resid", dcg.rbp_residual, _P, trec_eval=(10,), pytrec_eval=()),
+        Family("unj", counts.unjudged, _cutoffs((5, 10, 20)), trec_eval=(10,), pytrec_eval=()),
+        Family("err", dcg.err_at, _cutoffs((20,)), trec_eval=(), pytrec_eval=()),
         Family(
             "judged",
             counts.judged,
             _cutoffs((10,)),
-            trec_eval=False,
-            pytrec_eval=False,
+            trec_eval=(),
+            pytrec_eval=(),
             expected=expected.judged,
         ),
     )
 }
 
-# trec_eval's measure families in its print order, and its nicknames
-TREC_ORDER = [name for name, f in FAMILIES.items() if f.trec_eval]
+# trec_eval 9's measure families in its print order, and the nicknames
+TREC_ORDER = [name for name, f in FAMILIES.items() if 9 in f.trec_eval]
 OFFICIAL = tuple(name for name, f in FAMILIES.items() if f.official)
-ALL_TREC = tuple(TREC_ORDER)
+ALL_TREC = {v: tuple(name for name, f in FAMILIES.items() if v in f.trec_eval) for v in (9, 10)}
 IMPLEMENTED = frozenset(name for name, f in FAMILIES.items() if f.compute is not None)
 # the families a long table can hold (runid is a line of the text output only)
 ALL_FAMILIES = IMPLEMENTED - {"runid"}

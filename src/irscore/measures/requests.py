@@ -86,14 +86,18 @@ def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
 
 
 def _param_text(value: Any) -> str:
-    """A config value (a list of numbers, a number or a text) as trec_eval's parameter text."""
+    """A config value (a list of numbers, a mapping, a number or a text) as trec_eval's
+    parameter text (`{p: 0.8}` -> `p=0.8`)."""
+    if isinstance(value, Mapping):
+        return ",".join(f"{name}={number}" for name, number in value.items())
     if isinstance(value, list | tuple):
         return ",".join(map(str, value))
     return str(value)
 
 
-def parse_requests(requests: Sequence[str]) -> tuple[MeasureSpec, list[str]]:
-    """trec_eval's -m requests (`map`, `P.5,10`, `all_trec`, ...) as a MeasureSpec.
+def parse_requests(requests: Sequence[str], trec_eval: int = 9) -> tuple[MeasureSpec, list[str]]:
+    """trec_eval's -m requests (`map`, `P.5,10`, `all_trec`, ...) as a MeasureSpec;
+    `all_trec` means the measures of that major version of trec_eval (9 or 10).
 
     Returns the spec and the requested families irscore does not compute yet
     (from a nickname such as all_trec), so the caller can say so; naming one
@@ -105,7 +109,7 @@ def parse_requests(requests: Sequence[str]) -> tuple[MeasureSpec, list[str]]:
     for request in requests or ["official"]:
         name, _, text = request.partition(".")
         if name in ("official", "all_trec"):
-            group = OFFICIAL if name == "official" else ALL_TREC
+            group = OFFICIAL if name == "official" else ALL_TREC[trec_eval]
             families |= {m for m in group if m in IMPLEMENTED}
             missing += [m for m in group if m not in IMPLEMENTED and m not in missing]
             continue
@@ -127,6 +131,8 @@ def _parse_params(name: str, text: str) -> Any:
         return _parse_cutoffs(name, text)
     if kind.kind == "multiples":
         return _parse_multiples(name, text)
+    if kind.kind == "named":
+        return _parse_named(name, text, kind.names)
     values = _parse_floats(name, text)
     if len(values) != kind.count:
         raise MeasureError(f"{name} takes {kind.count} number(s), got {text!r}")
@@ -141,6 +147,17 @@ def _parse_floats(name: str, text: str) -> tuple[float, ...]:
     if not all(np.isfinite(values)):
         raise MeasureError(f"parameters of {name} must be finite numbers: {text!r}")
     return values
+
+
+def _parse_named(name: str, text: str, names: tuple[str, ...]) -> str:
+    """`p=0.8`-style parameters (trec_eval 10's): each name once, each value a number."""
+    pairs = [item.partition("=") for item in text.split(",")]
+    given = [key for key, _, _ in pairs]
+    if any(key not in names or not sep for key, sep, _ in pairs) or len(set(given)) != len(given):
+        known = ", ".join(f"{key}=NUMBER" for key in names)
+        raise MeasureError(f"parameters of {name} are {known}: {text!r}")
+    _parse_floats(name, ",".join(value for _, _, value in pairs))
+    return text
 
 
 def _parse_multiples(name: str, text: str) -> tuple[float, ...]:
