@@ -467,3 +467,65 @@ def test_audit_out_and_alpha(stats_files, tmp_path):
     assert row["ci_low"] == pytest.approx(MEAN - half, rel=1e-12)
     assert row["ci_high"] == pytest.approx(MEAN + half, rel=1e-12)
     assert (out / "eval" / "A.tsv").is_file() and (out / "eval" / "B.tsv").is_file()
+
+
+def t2_p(t: float) -> float:
+    """Two-sided p of Student's t with 2 degrees of freedom: 1 - t / sqrt(2 + t^2)."""
+    return 1 - t / math.sqrt(2 + t * t)
+
+
+# map: d = (1, 1/2, 1/3), t = 3.0509, p = 0.0927. P@2: B's relevant document is within
+# the top 2 in topics 1 and 2: d = (1/2, 1/2, 0), mean 1/3, sd sqrt(1/12), se 1/6, t = 2,
+# p = 1 - 2/sqrt(6) = 0.1835. Sorted, p1 = 0.0927 < p2 = 0.1835 < 2 * p1.
+P_MAP, P_P2 = t2_p(MEAN / SE), t2_p(2.0)
+CORRECTIONS = {
+    "none": (P_MAP, P_P2),
+    "bonferroni": (2 * P_MAP, 2 * P_P2),
+    # Holm: the smaller times 2, the larger times 1 but never below the smaller's
+    "holm": (2 * P_MAP, max(2 * P_MAP, P_P2)),
+    # Benjamini-Hochberg: the larger times 2/2, the smaller times 2/1 but never above it
+    "bh": (min(2 * P_MAP, P_P2), P_P2),
+}
+
+
+@pytest.mark.parametrize("correction", CORRECTIONS)
+def test_compare_correction(stats_files, correction):
+    flags = ("-m", "map", "-m", "P.2", "--test", "t")
+    if correction != "holm":  # holm is the default: without the flag, the same numbers
+        flags += ("--correction", correction)
+    status, out, err = run_cli("compare", "--format", "tsv", *flags, *stats_files)
+    assert status == 0, err
+    table = pd.read_csv(io.StringIO(out), sep="\t").set_index("measure")
+    assert (table.loc["map", "p"], table.loc["P_2", "p"]) == pytest.approx((P_MAP, P_P2))
+    adjusted = (table.loc["map", "p_adjusted"], table.loc["P_2", "p_adjusted"])
+    assert adjusted == pytest.approx(CORRECTIONS[correction], rel=1e-12)
+
+
+def many_runs(stats_files, tmp_path, *flags: str) -> pd.DataFrame:
+    """compare on runs A, B and C (C: A's lines under another tag, so every AP is 0)."""
+    qrels, a, b = stats_files
+    c = write(tmp_path, "c.run", STATS_A.replace(" A\n", " C\n"))
+    argv = ["compare", "-m", "map", "--test", "t", "--format", "tsv", *flags, qrels, a, b, c]
+    status, out, err = run_cli(*argv)
+    assert status == 0, err
+    return pd.read_csv(io.StringIO(out), sep="\t")
+
+
+def pairs(table: pd.DataFrame) -> list[tuple[str, str, float]]:
+    rows = zip(table["run_a"], table["run_b"], table["diff"], strict=True)
+    return [(a, b, round(d, 12)) for a, b, d in rows]
+
+
+def test_compare_baseline_and_all_pairs(stats_files, tmp_path):
+    # mean AP: A = 0, B = (1 + 1/2 + 1/3) / 3 = 11/18, C = 0; diff = mean(second) - mean(first)
+    mean = round(MEAN, 12)
+    assert pairs(many_runs(stats_files, tmp_path)) == [("A", "B", mean), ("A", "C", 0.0)]
+    assert pairs(many_runs(stats_files, tmp_path, "--baseline", "B")) == [
+        ("B", "A", -mean),
+        ("B", "C", -mean),
+    ]
+    assert pairs(many_runs(stats_files, tmp_path, "--all-pairs")) == [
+        ("A", "B", mean),
+        ("A", "C", 0.0),
+        ("B", "C", -mean),
+    ]
