@@ -1,11 +1,20 @@
-"""irscore vs pytrec_eval on a seeded TREC-style collection, measured in one run.
+"""irscore vs pytrec_eval on a seeded TREC-style collection: parse, evaluate, whole process.
 
 Generates TOPICS x DOCS run lines with graded judgments, exact ties and
-float32-only ties, writes them as TREC files, then times each tool from the
-files to per-topic values (parsing included) and reports peak memory, side
-by side, and whether every value agrees within 1e-9; then the whole default
-convention grid of config.yaml on one parse. Each tool runs in a fresh
-process, so peak resident memory is measured, C allocations included.
+float32-only ties, writes them as TREC files, and measures in one run, side by
+side, three things that are easy to conflate:
+
+- parse: the two files into each tool's input (irscore's readers; pytrec_eval's
+  own parse_qrel/parse_run), inside a fresh process, imports excluded;
+- evaluate: that input to per-topic values of the same measures, inside the
+  process, imports excluded;
+- whole process: what a user waits for, imports and start-up included: a fresh
+  `python -m irscore evaluate -m ...` printing the means, against a fresh Python
+  process that imports pytrec_eval, parses with its functions, evaluates and
+  prints the same means. Wall clock and peak RSS come from /usr/bin/time.
+
+Then irscore's whole default convention grid (config.yaml) on one parse, and
+whether every per-topic value agrees with pytrec_eval within 1e-9.
 
     .venv/bin/python benchmarks/evaluate_vs_pytrec_eval.py [--topics 1000 --docs 1000]
 """
@@ -15,6 +24,8 @@ from __future__ import annotations
 import argparse
 import gc
 import multiprocessing
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -31,8 +42,25 @@ from irscore.evaluate import evaluate
 from irscore.measures import MeasureSpec
 
 SPEC = MeasureSpec()
+REQUESTS = sorted(pytrec_measures(SPEC))  # the measures both tools compute, as -m requests
 CONFIG = Path(__file__).resolve().parents[1] / "config.yaml"
 GRID = conventions_from_config(yaml.safe_load(CONFIG.read_text())["conventions"])
+# pytrec_eval as a user's script runs it: import, parse, evaluate, print the means.
+PYTREC_SCRIPT = """
+import sys
+import pytrec_eval
+with open(sys.argv[1]) as f:
+    qrels = pytrec_eval.parse_qrel(f)
+with open(sys.argv[2]) as f:
+    run = pytrec_eval.parse_run(f)
+qrels = {t: q for t, q in qrels.items() if max(q.values()) >= 0}  # trec_eval 9 crashes on these
+results = pytrec_eval.RelevanceEvaluator(qrels, set(sys.argv[3:])).evaluate(run)
+names = sorted(next(iter(results.values())))
+for name in names:
+    values = [topic[name] for topic in results.values()]
+    mean = pytrec_eval.compute_aggregated_measure(name, values)
+    print(f"{name:<22}\\tall\\t{mean:.4f}")
+"""
 
 
 def generate(folder: Path, topics: int, docs: int, seed: int) -> tuple[Path, Path]:
@@ -66,69 +94,73 @@ def generate(folder: Path, topics: int, docs: int, seed: int) -> tuple[Path, Pat
     return qrels_path, run_path
 
 
-def _high_water_kib() -> int:
-    """This process's peak resident memory (VmHWM; unlike ru_maxrss, not inherited over exec)."""
-    status = Path("/proc/self/status").read_text()
-    return int(next(line for line in status.splitlines() if line.startswith("VmHWM:")).split()[1])
+def irscore_parse(qrels_path: Path, run_path: Path):
+    return trec.read_qrels(qrels_path), trec.read_run(run_path)
 
 
-def _child(task: str, qrels_path: Path, run_path: Path, repeat: int, out) -> None:
-    """Run one task `repeat` times in a fresh process; report best time, peak RSS growth, result."""
-    baseline = _high_water_kib()
-    fn = TASKS[task]
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        result = fn(qrels_path, run_path)
-        times.append(time.perf_counter() - start)
-    peak = _high_water_kib()
-    out.put((min(times), (peak - baseline) / 1024, result))
+def pytrec_parse(qrels_path: Path, run_path: Path):
+    with open(qrels_path) as qrels_file, open(run_path) as run_file:
+        return pytrec_eval.parse_qrel(qrels_file), pytrec_eval.parse_run(run_file)
 
 
-def measure(task: str, qrels_path: Path, run_path: Path, repeat: int):
-    """(best seconds, peak resident MiB above the idle process, result) of a task."""
+def irscore_evaluate(parsed) -> pd.DataFrame:
+    qrels, run = parsed
+    return evaluate(qrels, run, [Convention()], SPEC)
+
+
+def pytrec_evaluate(parsed) -> dict:
+    qrels, run = parsed
+    comparable = {t: q for t, q in qrels.items() if max(q.values()) >= 0}
+    return pytrec_eval.RelevanceEvaluator(comparable, set(REQUESTS)).evaluate(run)
+
+
+def grid_evaluate(parsed) -> pd.DataFrame:
+    qrels, run = parsed
+    return evaluate(qrels, run, GRID, SPEC)
+
+
+# (untimed setup, timed step) per in-process task; setup output feeds the step
+TASKS = {
+    "irscore parse": (lambda q, r: (q, r), lambda args: irscore_parse(*args)),
+    "pytrec_eval parse": (lambda q, r: (q, r), lambda args: pytrec_parse(*args)),
+    "irscore evaluate": (irscore_parse, irscore_evaluate),
+    "pytrec_eval evaluate": (pytrec_parse, pytrec_evaluate),
+    "irscore evaluate, grid": (irscore_parse, grid_evaluate),
+}
+
+
+def _child(task: str, qrels_path: Path, run_path: Path, keep: bool, out) -> None:
+    """Set a task up, then time its step once, in this fresh process."""
+    setup, step = TASKS[task]
+    prepared = setup(qrels_path, run_path)
+    gc.collect()
+    start = time.perf_counter()
+    result = step(prepared)
+    out.put((time.perf_counter() - start, result if keep else None))
+
+
+def in_process(task: str, qrels_path: Path, run_path: Path, keep: bool = False):
+    """(seconds, result if `keep`) of one task, in a fresh spawned process."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    process = context.Process(target=_child, args=(task, qrels_path, run_path, repeat, queue))
+    process = context.Process(target=_child, args=(task, qrels_path, run_path, keep, queue))
     process.start()
     outcome = queue.get()
     process.join()
     return outcome
 
 
-def irscore_reference(qrels_path: Path, run_path: Path) -> pd.DataFrame:
-    return evaluate(trec.read_qrels(qrels_path), trec.read_run(run_path), [Convention()], SPEC)
-
-
-def pytrec(qrels_path: Path, run_path: Path) -> dict:
-    """pytrec_eval as people use it: parse the files into dicts, then evaluate."""
-    qrels: dict[str, dict[str, int]] = {}
-    with open(qrels_path) as handle:
-        for line in handle:
-            topic, _, docno, grade = line.split()
-            qrels.setdefault(topic, {})[docno] = int(grade)
-    run: dict[str, dict[str, float]] = {}
-    with open(run_path) as handle:
-        for line in handle:
-            topic, _, docno, _, score, _ = line.split()
-            run.setdefault(topic, {})[docno] = float(score)
-    comparable = {t: q for t, q in qrels.items() if max(q.values()) >= 0}
-    evaluator = pytrec_eval.RelevanceEvaluator(comparable, pytrec_measures(SPEC))
-    return evaluator.evaluate(run)
-
-
-def grid(qrels_path: Path, run_path: Path) -> pd.DataFrame:
-    """irscore: one parse, then every convention of the default config.yaml."""
-    return evaluate(trec.read_qrels(qrels_path), trec.read_run(run_path), GRID, SPEC)
-
-
-TASKS = {"pytrec_eval": pytrec, "irscore": irscore_reference, "grid": grid}
-LABELS = {
-    "pytrec_eval": "pytrec_eval (parse + evaluate)",
-    "irscore": "irscore, reference convention",
-    "grid": f"irscore, default grid ({len(GRID)} conventions)",
-}
+def whole_process(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one fresh process, from /usr/bin/time."""
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%e %M", *command],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=True,
+    )
+    seconds, kib = done.stderr.strip().splitlines()[-1].split()
+    return float(seconds), int(kib) / 1024
 
 
 def agreement(ours: pd.DataFrame, theirs: dict) -> tuple[int, int]:
@@ -153,19 +185,52 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        qrels_path, run_path = generate(Path(folder), args.topics, args.docs, args.seed)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        qrels_path, run_path = generate(folder, args.topics, args.docs, args.seed)
+        (folder / "pytrec_eval_script.py").write_text(PYTREC_SCRIPT)
         lines = args.topics * args.docs
         print(f"collection: {args.topics} topics x {args.docs} documents = {lines:,} run lines")
-        results = {task: measure(task, qrels_path, run_path, args.repeat) for task in TASKS}
-        base = results["pytrec_eval"][0]
-        print(f"{'':44s} {'time (s)':>9s} {'pytrec_eval / it':>17s} {'peak RSS MiB':>13s}")
-        for task, (seconds, peak, _) in results.items():
-            print(f"{LABELS[task]:44s} {seconds:9.3f} {base / seconds:16.2f}x {peak:13.1f}")
-        one, everything = results["irscore"][0], results["grid"][0]
-        print(f"grid / one convention: {everything / one:.2f}x for {len(GRID)} conventions")
-        ours, theirs = results["irscore"][2], results["pytrec_eval"][2]
-        compared, differing = agreement(ours, theirs)
+        print(f"measures: {len(REQUESTS)} -m requests ({', '.join(REQUESTS)})")
+        print(f"best of {args.repeat} rounds, each round every task in turn; seconds")
+        keep = {"irscore evaluate", "pytrec_eval evaluate"}
+        ours_cmd = [sys.executable, "-m", "irscore", "evaluate"]
+        ours_cmd += [flag for request in REQUESTS for flag in ("-m", request)]
+        ours_cmd += [str(qrels_path), str(run_path)]
+        theirs_cmd = [sys.executable, str(folder / "pytrec_eval_script.py")]
+        theirs_cmd += [str(qrels_path), str(run_path), *REQUESTS]
+        commands = {"irscore whole": ours_cmd, "pytrec_eval whole": theirs_cmd}
+        # interleaved rounds, so that both tools meet the same machine load
+        rounds: dict[str, list] = {name: [] for name in [*TASKS, *commands]}
+        results: dict[str, object] = {}
+        for _ in range(args.repeat):
+            for task in TASKS:
+                seconds, result = in_process(task, qrels_path, run_path, task in keep)
+                rounds[task].append(seconds)
+                results[task] = result
+            for name, command in commands.items():
+                rounds[name].append(whole_process(command))
+        timed = {task: min(rounds[task]) for task in TASKS}
+        ours_whole, theirs_whole = min(rounds["irscore whole"]), min(rounds["pytrec_eval whole"])
+
+        print(f"{'':40s} {'irscore':>9s} {'pytrec_eval':>12s} {'pytrec_eval / irscore':>22s}")
+        for stage in ("parse", "evaluate"):
+            ours = timed[f"irscore {stage}"]
+            theirs = timed[f"pytrec_eval {stage}"]
+            label = f"{stage} (in process, imports excluded)"
+            print(f"{label:40s} {ours:9.3f} {theirs:12.3f} {theirs / ours:21.2f}x")
+        label = "whole process (imports included)"
+        ratio = theirs_whole[0] / ours_whole[0]
+        print(f"{label:40s} {ours_whole[0]:9.3f} {theirs_whole[0]:12.3f} {ratio:21.2f}x")
+        print(f"{'whole process, peak RSS MiB':40s} {ours_whole[1]:9.0f} {theirs_whole[1]:12.0f}")
+        one, everything = timed["irscore evaluate"], timed["irscore evaluate, grid"]
+        print(
+            f"irscore evaluate, default grid ({len(GRID)} conventions): {everything:.3f} s, "
+            f"{everything / one:.2f}x one convention"
+        )
+        compared, differing = agreement(
+            results["irscore evaluate"], results["pytrec_eval evaluate"]
+        )
         print(f"values compared: {compared:,}; differing by more than 1e-9: {differing}")
 
 

@@ -1,8 +1,10 @@
 """Two clean runs of the whole workflow on Cranfield give byte-identical results/.
 
-Copies the workflow and the irscore sources into a temporary directory (the
-jobs import that copy through PYTHONPATH, so edits made meanwhile cannot leak
-into one run and not the other), runs it from an empty results/ under
+Copies every file git tracks (as it is in the working tree: the workflow, the
+scripts and src/irscore) into a temporary directory, and runs the jobs with
+PYTHONPATH at that copy's src/, which it checks (and prints) comes before the
+installed package, so edits made meanwhile cannot leak into one run and not the
+other. Runs the workflow there from an empty results/ under
 `/usr/bin/time -v`, saves the tree, deletes results/, runs it again and
 compares every file. Prints the wall time and peak memory of each run and the
 files that differ (none, or the script exits with status 1). The report
@@ -36,12 +38,37 @@ def tree(folder: Path) -> dict[str, bytes]:
     }
 
 
+def copy_tree(workdir: Path) -> None:
+    """Every file git tracks, as it is in the working tree, under `workdir`."""
+    listed = subprocess.run(
+        ["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True
+    ).stdout
+    for name in listed.decode().split("\0"):
+        if name and (REPO / name).is_file():
+            (workdir / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, workdir / name)
+
+
+def environment(workdir: Path, cranfield: str) -> dict[str, str]:
+    """The jobs' environment: the copy's sources first on the import path."""
+    return {**os.environ, "CRANFIELD_DIR": cranfield, "PYTHONPATH": str(workdir / "src")}
+
+
+def imported_from(workdir: Path, env: dict[str, str]) -> Path:
+    """Where a fresh Python with the jobs' environment imports irscore from."""
+    code = "import irscore; print(irscore.__file__)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=workdir, env=env, capture_output=True, text=True
+    )
+    return Path(done.stdout.strip())
+
+
 def clean_run(workdir: Path, cranfield: str, cores: int) -> str:
     """One run from an empty results/: wall clock, CPU time (user + system, every job) and
     peak RSS as /usr/bin/time -v reports them."""
     shutil.rmtree(workdir / "results", ignore_errors=True)
     command = ["/usr/bin/time", "-v", str(SNAKEMAKE), "--cores", str(cores), "--quiet", "all"]
-    env = {**os.environ, "CRANFIELD_DIR": cranfield, "PYTHONPATH": str(workdir / "src")}
+    env = environment(workdir, cranfield)
     done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(done.stdout + done.stderr)
@@ -60,15 +87,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="irscore-repro-") as scratch:
         workdir = Path(scratch)
-        for name in ("Snakefile", "config.yaml"):
-            shutil.copy(REPO / name, workdir / name)
-        for name in ("workflow", "scripts"):
-            shutil.copytree(
-                REPO / name, workdir / name, ignore=shutil.ignore_patterns("__pycache__")
-            )
+        copy_tree(workdir)
+        cranfield = str(Path(args.cranfield).resolve())
+        source = imported_from(workdir, environment(workdir, cranfield))
+        if not source.is_relative_to(workdir):
+            sys.exit(f"the jobs would import irscore from {source}, not from the copy")
+        print(f"copied the tracked files to {workdir}; jobs import {source.relative_to(workdir)}")
         trees = []
         for attempt in (1, 2):
-            times = clean_run(workdir, str(Path(args.cranfield).resolve()), args.cores)
+            times = clean_run(workdir, cranfield, args.cores)
             trees.append(tree(workdir / "results"))
             print(f"clean run {attempt}: {times}", flush=True)
         one, two = trees
