@@ -1,4 +1,9 @@
-"""Shared fixtures: inline TREC texts through the real readers; the Cranfield export."""
+"""Shared fixtures: inline TREC texts through the real readers; the Cranfield export.
+
+Under CI=true a skipped test fails the run unless it is marked
+`@pytest.mark.allowed_skip(reason=...)`: CI has everything every test needs, so
+a skip there means a check silently did not run.
+"""
 
 import json
 import os
@@ -14,6 +19,35 @@ import yaml
 from irscore.conventions import Convention
 from irscore.evaluate import evaluate
 from irscore.trec import read_qrels, read_run
+
+pytest_plugins = ["pytester"]  # tests/test_ci_skips.py runs pytest on small test files
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "allowed_skip(reason): may skip under CI=true, for the reason given "
+        "(any other skip fails the run there)",
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Turn a skip under CI=true into a failure, unless the test allows it with a reason."""
+    report = yield
+    if not report.skipped or hasattr(report, "wasxfail") or os.environ.get("CI") != "true":
+        return report
+    allowed = item.get_closest_marker("allowed_skip")
+    if allowed is not None and (allowed.kwargs.get("reason") or allowed.args):
+        return report
+    why = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    why = why.removeprefix("Skipped: ")
+    report.outcome = "failed"
+    report.longrepr = (
+        f"skipped under CI=true ({why}); CI must provide what this test needs, "
+        "or mark it @pytest.mark.allowed_skip(reason=...)"
+    )
+    return report
 
 
 @pytest.fixture
