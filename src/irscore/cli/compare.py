@@ -14,7 +14,6 @@ from irscore.cli.common import (
     note_not_computed,
 )
 
-DEFAULT_MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
 # irscore.stats.TESTS and CORRECTIONS, spelled out so that the parser does not load
 # scipy (a test checks they agree).
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
@@ -68,9 +67,9 @@ def run(args: argparse.Namespace) -> str:
     import json
     from dataclasses import replace
 
-    from irscore import audit, systems_table, trec
-    from irscore.evaluate import concat_long, evaluate_one, long_table, prepare
-    from irscore.measures import family_of, parse_requests
+    from irscore import systems_table, trec
+    from irscore.comparison import DEFAULT_MEASURES, paired, score_runs
+    from irscore.measures import parse_requests
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
@@ -86,39 +85,17 @@ def run(args: argparse.Namespace) -> str:
     qrels = trec.read_qrels(args.qrels)
     runs = [trec.read_run(path) for path in args.runs]
     names = run_names(args.runs, [str(r["tag"].iloc[0]) if len(r) else "" for r in runs])
-    tables, checks, not_computed = [], [], []
-    for run_table, name in zip(runs, names, strict=True):
-        values, topics, means, notes = evaluate_one(prepare(qrels, run_table), convention, spec)
-        tables.append(
-            long_table(name, replace(convention, name="reference"), values, topics, means)
-        )
-        checks += _notes_lines(name, notes)
-        not_computed += notes.not_computed
-    note_not_computed(not_computed, convention)
-    table = concat_long(tables)
-    # counts and geometric means (no per-topic values) are not tested
-    measures = [
-        m
-        for m in dict.fromkeys(table["measure"])
-        if not family_of(m).integer and family_of(m).topic_rows
-    ]
+    scored = score_runs(qrels, list(zip(names, runs, strict=True)), spec, convention)
+    table, checks, measures = scored.table, scored.checks, scored.measures
+    note_not_computed(scored.not_computed, convention)
     baseline = None if args.all_pairs else _baseline(args.baseline, args.runs, names)
     detailed = len(names) == 2 and not args.all_pairs and args.format not in TABLE_FORMATS
     tests = TESTS if args.test == "all" else (args.test,)
     if detailed:
         pair = (baseline, next(n for n in names if n != baseline))
-        result = audit.paired_comparisons(
-            table,
-            [pair],
-            measures,
-            [replace(convention, name="reference")],
-            tests,
-            args.B,
-            args.seed,
-            args.alpha,
-            args.correction,
+        result = paired(
+            table, pair, measures, convention, tests, args.B, args.seed, args.alpha, args.correction
         )
-        result["convention"] = convention.name
         if args.plot:
             matplotlib_config_dir()
             from irscore import compare_plots
@@ -234,22 +211,3 @@ def _wrap(line: str) -> str:
     import textwrap
 
     return textwrap.fill(line, WIDTH, subsequent_indent="    ")
-
-
-def _notes_lines(name: str, notes) -> list[str]:
-    """Input problems a comparison must not absorb silently."""
-    lines = []
-    if notes.run_topics_without_qrels:
-        lines.append(
-            f"{name}: topics without judgments, skipped: {_few(notes.run_topics_without_qrels)}"
-        )
-    if notes.qrels_topics_without_run:
-        lines.append(f"{name}: judged topics the run lacks: {_few(notes.qrels_topics_without_run)}")
-    if notes.duplicates_dropped:
-        lines.append(f"{name}: {notes.duplicates_dropped} duplicate documents dropped")
-    return lines
-
-
-def _few(items: Sequence[str], shown: int = 10) -> str:
-    more = f" and {len(items) - shown} more" if len(items) > shown else ""
-    return ", ".join(items[:shown]) + more

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -11,11 +12,14 @@ from irscore.measures.precision import rprec_mult_name
 from irscore.measures.registry import (
     ALL_FAMILIES,
     ALL_TREC,
+    CUTOFF_FAMILIES,
+    DEFAULT_CUTOFFS,
     FAMILIES,
     IMPLEMENTED,
     OFFICIAL,
     PARAMETRISED,
     TREC_FAMILIES,
+    family_of,
 )
 
 
@@ -122,6 +126,59 @@ def parse_requests(requests: Sequence[str], trec_eval: int = 9) -> tuple[Measure
                 raise MeasureError(f"measure {name} takes no parameters (in -m {request})")
             params[name] = _parse_params(name, text)
     return MeasureSpec(families=frozenset(families), **params), missing
+
+
+def parse_names(names: Sequence[str]) -> tuple[MeasureSpec, list[str], dict[str, set[str]]]:
+    """Measures named as trec_eval prints them (`P_10`, `iprec_at_recall_0.50`) or as
+    -m requests them (`P.5,10`, `map`, `official`), as one MeasureSpec.
+
+    A printed name with a cut-off is its family's request with that cut-off
+    (`P_5` and `P_10` make `P.5,10`); any other printed name asks for its
+    whole family, narrowed afterwards to the names given: the third value maps
+    such a family to them. The second is what `parse_requests` returns. An
+    unknown name is an error listing the close ones.
+    """
+    requests: dict[str, list[str]] = {}  # request -> the cut-offs asked for
+    whole: set[str] = set()
+    narrowed: dict[str, set[str]] = {}
+    for name in names:
+        head, dot, text = name.partition(".")
+        if name in ("official", "all_trec") or head in IMPLEMENTED:
+            whole.add(head)
+            if head in CUTOFF_FAMILIES:  # `P`: its defaults; `P.5,10`: those
+                given = text.split(",") if dot else map(str, MeasureSpec().param(head))
+                requests.setdefault(head, []).extend(given)
+            else:
+                requests.setdefault(name, [])
+            continue
+        try:
+            family = family_of(name).name
+        except KeyError:
+            family = None
+        if family not in IMPLEMENTED:
+            raise MeasureError(_unknown(name))
+        cutoff = name[len(family) + 1 :]
+        if family in CUTOFF_FAMILIES and cutoff.isdigit():
+            requests.setdefault(family, []).append(cutoff)
+        else:
+            requests.setdefault(family, [])
+            narrowed.setdefault(family, set()).add(name)
+    texts = [
+        f"{request}.{','.join(dict.fromkeys(cutoffs))}" if cutoffs else request
+        for request, cutoffs in requests.items()
+    ]
+    spec, missing = parse_requests(texts)
+    return spec, missing, {f: keep for f, keep in narrowed.items() if f not in whole}
+
+
+def _unknown(name: str) -> str:
+    """The error for a measure name irscore does not know, with the close names."""
+    known = sorted(IMPLEMENTED | {"official", "all_trec"}) + [
+        f"{family}_{k}" for family in CUTOFF_FAMILIES for k in DEFAULT_CUTOFFS
+    ]
+    close = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
+    hint = f"; close names: {', '.join(close)}" if close else ""
+    return f"unknown measure {name!r}{hint}"
 
 
 def _parse_params(name: str, text: str) -> Any:

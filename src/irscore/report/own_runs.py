@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from irscore import audit, ties, trec
+from irscore import ties, trec
+from irscore.audit import conclusion_flips
 from irscore.conventions import DEFAULT_GRID, Convention, conventions_from_config
 from irscore.evaluate import evaluate, prepare, rank, write_long_table
 from irscore.measures import MeasureSpec
@@ -35,17 +37,44 @@ def audit_files(
     alpha: float = 0.05,
 ) -> str:
     """Write every artefact under `out` and return the text summary (checks first)."""
-    folder = Path(out)
     qrels = trec.read_qrels(qrels_path)
     runs = [trec.read_run(path) for path in run_paths]
-    names = _names(run_paths, runs)
+    named = dict(zip(_names(run_paths, runs), runs, strict=True))
+    return audit_runs(qrels, named, out, conventions, B, seed, alpha).summary
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """What `audit_runs` found: the terminal summary, the convention audit (one row per
+    measure, convention and run), the tie-break table, the paired tests' conclusions
+    that flip, and the folder holding every table and plot."""
+
+    summary: str
+    conventions: pd.DataFrame
+    ties: pd.DataFrame
+    flips: pd.DataFrame
+    folder: Path
+
+
+def audit_runs(
+    qrels: pd.DataFrame,
+    runs: Mapping[str, pd.DataFrame],
+    out: str | Path,
+    conventions: Mapping[str, Mapping | None] = DEFAULT_GRID,
+    B: int = 10_000,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> AuditResult:
+    """Score named runs under the convention grid and write every artefact under `out`."""
+    folder = Path(out)
+    names = list(runs)
     grid = conventions_from_config(conventions)
     long_tables, checks = [], []
-    for name, run, path in zip(names, runs, run_paths, strict=True):
+    for name, run in runs.items():
         table = evaluate(qrels, run, grid, MeasureSpec(), name)
         write_long_table(str(folder / "eval" / f"{name}.tsv"), table)
         long_tables.append(table)
-        checks += input_checks(qrels, run, name, path)
+        checks += input_checks(qrels, run, name)
     results = Results(long_tables, conventions)
     compared = len(names) > 1
     compare = {
@@ -59,12 +88,13 @@ def audit_files(
     }
     outputs = layout.under(str(folder), layout.run_tables(conventions, compared))
     tie_frame, audited, comparisons = write_run_tables(
-        qrels, runs, results, HEADLINE, compare if compared else None, outputs
+        qrels, list(runs.values()), results, HEADLINE, compare if compared else None, outputs
     )
     figures = layout.under(str(folder), layout.run_figures(conventions))
     write_run_figures(results, HEADLINE, figures, DPI)
-    flips = audit.conclusion_flips(comparisons) if compared else pd.DataFrame()
-    return render_summary(checks, audited, tie_frame, flips, folder)
+    flips = conclusion_flips(comparisons) if compared else pd.DataFrame()
+    summary = render_summary(checks, audited, tie_frame, flips, folder)
+    return AuditResult(summary, audited, tie_frame, flips, folder)
 
 
 def _names(paths: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[str]:
@@ -81,7 +111,7 @@ def _names(paths: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[str]:
     return [f"run{i + 1}" for i in range(len(paths))]
 
 
-def input_checks(qrels: pd.DataFrame, run: pd.DataFrame, name: str, path: str) -> list[str]:
+def input_checks(qrels: pd.DataFrame, run: pd.DataFrame, name: str) -> list[str]:
     """Problems the numbers depend on, stated instead of absorbed."""
     p = prepare(qrels, run)
     ranking, _, _, notes = rank(p, Convention(duplicates="first"))

@@ -17,7 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from irscore import audit, curves, published, summary, tables, ties, trec
+from irscore import curves, published, summary, tables, ties, trec
+from irscore.audit import COMPARISON_COLUMNS, write_comparisons
+from irscore.audit import write as write_audit
 from irscore.report.layout import paths_under
 from irscore.results import Results
 
@@ -36,10 +38,10 @@ def write_run_tables(
     comparisons (empty without `compare`)."""
     tie_frame = ties.write_tie_table(qrels, runs, results, paths_under(outputs, "tiebreak_"))
     curves.write_curve_tables(results, paths_under(outputs, "curves_"))
-    audited = audit.write(results, labels, paths_under(outputs, "audit_"))
-    comparisons = pd.DataFrame(columns=audit.COMPARISON_COLUMNS)
+    audited = write_audit(results, labels, paths_under(outputs, "audit_"))
+    comparisons = pd.DataFrame(columns=COMPARISON_COLUMNS)
     if compare:
-        comparisons = audit.write_comparisons(results, compare, paths_under(outputs, "compare_"))
+        comparisons = write_comparisons(results, compare, paths_under(outputs, "compare_"))
     return tie_frame, audited, comparisons
 
 

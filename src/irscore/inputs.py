@@ -1,0 +1,209 @@
+"""Qrels and runs given in any form the Python API takes, as the frames the readers produce.
+
+A path goes through the file readers (`irscore.trec`); a pandas DataFrame may
+use ir_datasets / ir_measures column names (`query_id`, `doc_id`,
+`relevance`, `score`) or TREC names (`topic`, `docno`, `grade`, `rank`,
+`tag`); a pytrec_eval-style dict is `{qid: {docno: grade_or_score}}`; qrels
+may also be `irds:ID`, read through ir_datasets. Every value is checked as
+strictly as a file line would be: a bad one is an error naming its row.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from irscore import trec
+
+if TYPE_CHECKING:
+    QrelsInput = str | os.PathLike | pd.DataFrame | Mapping[str, Mapping[str, int]]
+    RunInput = str | os.PathLike | pd.DataFrame | Mapping[str, Mapping[str, float]]
+
+IRDS_PREFIX = "irds:"
+# Column names accepted for each field of the readers' frames, the canonical one first.
+ALIASES = {
+    "topic": ("topic", "query_id", "qid"),
+    "docno": ("docno", "doc_id", "docid"),
+    "grade": ("grade", "relevance", "rel"),
+    "score": ("score",),
+    "rank": ("rank",),
+    "tag": ("tag", "run_id", "run"),
+}
+
+
+class InputError(ValueError):
+    """Qrels or a run that the API cannot read: names the input, the row and the problem."""
+
+
+def qrels_frame(qrels: QrelsInput, what: str = "qrels") -> pd.DataFrame:
+    """Columns topic, docno (str), grade (int64), as `trec.read_qrels` returns them."""
+    if isinstance(qrels, str) and qrels.startswith(IRDS_PREFIX):
+        return irds_qrels(qrels[len(IRDS_PREFIX) :])
+    if isinstance(qrels, str | os.PathLike):
+        return trec.read_qrels(qrels)
+    columns = _columns(qrels, ("topic", "docno", "grade"), (), what)
+    frame = pd.DataFrame(
+        {
+            "topic": columns["topic"],
+            "docno": columns["docno"],
+            "grade": _integers(columns["grade"], f"{what} relevance"),
+        }
+    )
+    duplicated = frame.duplicated(["topic", "docno"])
+    if duplicated.any():
+        row = int(np.flatnonzero(duplicated.to_numpy())[0])
+        raise InputError(
+            f"{what} row {row}: document {frame.at[row, 'docno']} is judged twice "
+            f"for topic {frame.at[row, 'topic']}"
+        )
+    frame.attrs["source"] = what
+    return frame
+
+
+def run_frame(run: RunInput, what: str = "run") -> pd.DataFrame:
+    """Columns topic, docno, rank, score, tag in input order, as `trec.read_run` returns them
+    (ids and tags as categoricals, which the evaluation recodes without touching each row).
+
+    Without a rank column a row's rank is its position within its topic in the
+    input order, the order a dict iterates in; without a tag column the tag is `what`.
+    """
+    if isinstance(run, str | os.PathLike):
+        return trec.read_run(run)
+    columns = _columns(run, ("topic", "docno", "score"), ("rank", "tag"), what)
+    given = pd.Series(columns["score"])
+    if given.dtype.kind in "fiu":
+        score = given.to_numpy(dtype=np.float64)
+    else:
+        score = pd.to_numeric(given, errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(score)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{what} row {row}: score {_shown(given.iloc[row])} is not finite")
+    topic = columns["topic"]
+    if "rank" in columns:
+        rank = _integers(columns["rank"], f"{what} rank")
+    else:
+        rank = _positions(topic.codes)
+    tag = columns.get("tag", pd.Categorical.from_codes(np.zeros(len(score), np.int8), [what]))
+    frame = pd.DataFrame(
+        {"topic": topic, "docno": columns["docno"], "rank": rank, "score": score, "tag": tag}
+    )
+    frame.attrs["source"] = what
+    return frame
+
+
+def irds_qrels(dataset_id: str) -> pd.DataFrame:
+    """The qrels of an ir_datasets dataset (it downloads them unless they are cached)."""
+    import ir_datasets
+
+    try:
+        dataset = ir_datasets.load(dataset_id)
+    except KeyError:
+        raise InputError(f"irds:{dataset_id}: unknown ir_datasets ID") from None
+    if not dataset.has_qrels():
+        raise InputError(f"irds:{dataset_id}: the dataset has no qrels")
+    rows = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
+    frame = pd.DataFrame(rows, columns=["topic", "docno", "grade"])
+    return qrels_frame(frame, f"irds:{dataset_id}")
+
+
+def _columns(
+    table: Any, required: tuple[str, ...], optional: tuple[str, ...], what: str
+) -> dict[str, Any]:
+    """The readers' columns of a DataFrame (under any accepted name) or of a nested dict;
+    ids as categoricals of str."""
+    if isinstance(table, pd.DataFrame):
+        columns = {}
+        for field in (*required, *optional):
+            found = [name for name in ALIASES[field] if name in table.columns]
+            if len(found) > 1:
+                raise InputError(f"{what}: columns {' and '.join(found)} both name the {field}")
+            if found:
+                columns[field] = table[found[0]]
+            elif field in required:
+                names = " or ".join(ALIASES[field])
+                raise InputError(f"{what}: no {field} column ({names}); columns: {list(table)}")
+    elif isinstance(table, Mapping):
+        columns = _from_dict(table, required[2], what)
+    else:
+        raise InputError(f"{what}: expected a path, a DataFrame or a dict, got {type(table)}")
+    for field in ("topic", "docno", "tag"):
+        if field in columns:
+            columns[field] = _strings(columns[field], f"{what} {field}")
+    return columns
+
+
+def _from_dict(nested: Mapping[str, Mapping[str, Any]], value: str, what: str) -> dict[str, Any]:
+    """A pytrec_eval-style dict as columns (topic, docno, value), topic by topic in dict order."""
+    topics, docnos, values = [], [], []
+    for topic, docs in nested.items():
+        if not isinstance(docs, Mapping):
+            raise InputError(f"{what}: topic {topic!r} maps to {type(docs)}, not a dict")
+        topics += [topic] * len(docs)
+        docnos += docs.keys()
+        values += docs.values()
+    return {
+        "topic": pd.Series(topics, dtype=object),
+        "docno": pd.Series(docnos, dtype=object),
+        value: pd.Series(values, dtype=None if values else object),
+    }
+
+
+def _strings(column: pd.Series, what: str) -> pd.Categorical:
+    """Ids as a categorical of non-empty str without whitespace (they must survive a
+    TREC file): one factorisation, checked on the distinct values only, which is also
+    all the evaluation needs (it recodes the categories, not the rows)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes, labels = column.cat.codes.to_numpy(), column.cat.categories.to_numpy(object)
+    else:
+        codes, labels = pd.factorize(column.to_numpy(), use_na_sentinel=True)
+        labels = np.asarray(labels, dtype=object)
+    if (codes < 0).any():
+        raise InputError(f"{what} row {int(np.flatnonzero(codes < 0)[0])}: missing value")
+    if pd.api.types.infer_dtype(labels, skipna=False) != "string":
+        text = np.array([str(label) for label in labels], dtype=object)
+        recode, labels = pd.factorize(text)  # 1 and "1" are one id in a TREC file
+        codes = recode[codes]
+        labels = np.asarray(labels, dtype=object)
+    shown = pd.Series(labels, dtype=object)
+    bad = (shown.str.contains(r"\s", regex=True) | (shown == "")).to_numpy()
+    if bad.any():
+        row = int(np.flatnonzero(np.isin(codes, np.flatnonzero(bad)))[0])
+        label = labels[codes[row]]
+        raise InputError(f"{what} row {row}: {label!r} is empty or contains whitespace")
+    return pd.Categorical.from_codes(codes, pd.Index(labels, dtype=object))
+
+
+def _integers(column: pd.Series, what: str) -> np.ndarray:
+    """Whole numbers as int64; anything else is an error naming the row."""
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~(np.isfinite(values) & (np.floor(values) == values) & (np.abs(values) < 2.0**53))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{what} row {row}: {_shown(column.iloc[row])} is not a whole number")
+    return values.astype(np.int64)
+
+
+def _shown(value: Any) -> str:
+    """A value as an error message quotes it: text quoted, numbers plain."""
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _positions(topic: np.ndarray) -> np.ndarray:
+    """Each row's 1-based position among its topic's rows, in row order (one pass when
+    every topic's rows are contiguous, as in a run file; a stable sort otherwise)."""
+    if len(topic) == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
+    if len(starts) == len(np.unique(topic[starts])):
+        return np.arange(len(topic)) - np.repeat(starts, np.diff(np.r_[starts, len(topic)])) + 1
+    order = np.argsort(topic, kind="stable")
+    ordered = topic[order]
+    first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    position = np.empty(len(topic), dtype=np.int64)
+    position[order] = np.arange(len(topic)) - np.repeat(first, np.diff(np.r_[first, len(topic)]))
+    return position + 1

@@ -1,0 +1,321 @@
+"""The Python API: every input form gives the CLI's numbers, errors say what is wrong,
+`import irscore` stays light, and the README's "From Python" examples run as written."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import pytrec_eval
+import yaml
+from hypothesis import HealthCheck, given, settings
+from test_pytrec_property import collections
+
+import irscore
+import irscore.api
+from irscore import trec
+from irscore.conventions import Convention, ConventionError
+from irscore.inputs import InputError
+from irscore.measures import MeasureError
+
+REPO = Path(__file__).resolve().parents[1]
+IRSCORE = [sys.executable, "-m", "irscore"]
+QRELS = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}}
+RUN = {"q1": {"d1": 0.5, "d2": 0.5, "d3": 0.1}, "q2": {"d5": 3.0, "d4": 1.0}}
+GRID = [
+    "reference",
+    "tie_docno_asc",
+    "tie_file_order",
+    "tie_rank",
+    "tie_expected",
+    "all_qrels",
+    "judged_only",
+    {"name": "cut_2", "depth": 2},
+]
+
+
+def test_docstring_examples_run():
+    result = doctest.testmod(irscore.api, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 4 and result.failed == 0
+
+
+def test_hand_worked_values_from_dicts():
+    table = irscore.evaluate(QRELS, RUN, measures=["map", "P_2", "recip_rank"])
+    values = {(t, m): v for t, m, v in zip(table.topic, table.measure, table.value, strict=True)}
+    # q1: d1 and d2 tie at 0.5; trec_eval puts d2 first (docno descending): d2, d1, d3
+    # with d1 and d3 relevant: AP = (1/2 + 2/3) / 2 = 7/12, P@2 = 1/2, RR = 1/2.
+    assert values["q1", "map"] == pytest.approx(7 / 12)
+    assert values["q1", "P_2"] == 0.5
+    assert values["q1", "recip_rank"] == 0.5
+    # q2: d5 (unjudged) then d4: AP = 1/2, P@2 = 1/2, RR = 1/2.
+    assert values["q2", "map"] == 0.5
+    # means: (7/12 + 1/2) / 2 = 13/24
+    assert values["all", "map"] == pytest.approx(13 / 24)
+
+
+def test_measure_names_printed_and_requested():
+    table = irscore.evaluate(QRELS, RUN, measures=["P_1", "ndcg_cut.1,2", "iprec_at_recall_0.50"])
+    assert list(dict.fromkeys(table["measure"])) == [
+        "iprec_at_recall_0.50",
+        "P_1",
+        "ndcg_cut_1",
+        "ndcg_cut_2",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "close"),
+    [("ndcg10", "ndcg_cut_10"), ("P@10", "P_10"), ("mapp", "map"), ("iprec_at_recall_0.55", "")],
+)
+def test_unknown_measure_lists_close_names(name, close):
+    with pytest.raises(MeasureError, match=f"unknown measure '{re.escape(name)}'") as err:
+        irscore.evaluate(QRELS, RUN, measures=name)
+    assert close in str(err.value)
+
+
+def test_convention_forms_and_errors():
+    table = irscore.evaluate(QRELS, RUN, measures="map", convention=GRID, per_topic=False)
+    assert list(table["convention"]) == [c if isinstance(c, str) else c["name"] for c in GRID]
+    assert set(table["topic"]) == {"all"}
+    one = irscore.evaluate(QRELS, RUN, measures="map", convention=Convention(name="mine"))
+    assert set(one["convention"]) == {"mine"}
+    unnamed = irscore.evaluate(QRELS, RUN, measures="map", convention={"unjudged": "removed"})
+    assert set(unnamed["convention"]) == {"-J"}
+    with pytest.raises(ConventionError, match="did you mean tie_expected"):
+        irscore.evaluate(QRELS, RUN, convention="tie_expectd")
+    with pytest.raises(ConventionError, match="unknown field"):
+        irscore.evaluate(QRELS, RUN, convention={"tiebreak": "docno_asc"})
+    with pytest.raises(ConventionError, match="named twice: reference"):
+        irscore.evaluate(QRELS, RUN, convention=["reference", {"name": "reference"}])
+
+
+def test_grid_equals_one_convention_at_a_time():
+    together = irscore.evaluate(QRELS, RUN, convention=GRID)
+    for convention in GRID:
+        alone = irscore.evaluate(QRELS, RUN, convention=convention)
+        name = convention if isinstance(convention, str) else convention["name"]
+        part = together[together["convention"] == name]
+        np.testing.assert_array_equal(part["value"].to_numpy(), alone["value"].to_numpy())
+
+
+def test_several_runs_by_name_and_dataframe_columns(tmp_path):
+    frame = pd.DataFrame(
+        [(q, d, s) for q, docs in RUN.items() for d, s in docs.items()],
+        columns=["query_id", "doc_id", "score"],
+    )
+    qrels = pd.DataFrame(
+        [(q, d, g) for q, docs in QRELS.items() for d, g in docs.items()],
+        columns=["query_id", "doc_id", "relevance"],
+    )
+    table = irscore.evaluate(qrels, {"a": frame, "b": RUN}, measures="map")
+    a, b = (table[table["run"] == name]["value"].to_numpy() for name in "ab")
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [
+        (pd.DataFrame({"query_id": ["1"], "doc_id": ["a"]}), r"no score column"),
+        (
+            pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [1.0, np.nan]}),
+            r"run row 1: score nan is not finite",
+        ),
+        ({"1": {"a b": 1.0}}, r"run docno row 0: 'a b' is empty or contains whitespace"),
+        (
+            pd.DataFrame({"topic": ["1"], "docno": ["a"], "score": [1.0], "rank": [1.5]}),
+            r"run rank row 0: 1.5 is not a whole number",
+        ),
+        (
+            pd.DataFrame({"topic": ["1"], "qid": ["1"], "docno": ["a"], "score": [1.0]}),
+            r"columns topic and qid both name the topic",
+        ),
+        (42, r"expected a path, a DataFrame or a dict"),
+    ],
+)
+def test_bad_runs_are_errors_naming_the_row(run, message):
+    with pytest.raises(InputError, match=message):
+        irscore.evaluate(QRELS, run)
+
+
+def test_bad_qrels_are_errors():
+    with pytest.raises(InputError, match="relevance row 0: 'high' is not a whole number"):
+        irscore.evaluate({"1": {"a": "high"}}, RUN)
+    doubled = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "a"], "relevance": [1, 0]})
+    with pytest.raises(InputError, match="row 1: document a is judged twice for topic 1"):
+        irscore.evaluate(doubled, RUN)
+    with pytest.raises(trec.TrecFormatError, match=r"q.txt:1: expected 4 columns"):
+        bad = Path("q.txt")
+        try:
+            bad.write_text("1 0 a\n")
+            irscore.evaluate(str(bad), RUN)
+        finally:
+            bad.unlink()
+    with pytest.raises(InputError, match="irds:no-such/dataset: unknown ir_datasets ID"):
+        irscore.evaluate("irds:no-such/dataset", RUN)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections())
+def test_dataframe_dict_and_file_give_identical_tables(tmp_path_factory, data):
+    """The same generated run (ties, float32-equal scores, missing topics) as a DataFrame
+    with ir_measures' columns, as a pytrec_eval dict and as a TREC file."""
+    qrels, run = data
+    folder = tmp_path_factory.mktemp("forms")
+    trec.write_run(folder / "run.txt", run)
+    trec.write_qrels(folder / "qrels.txt", qrels)
+    frame = run.rename(columns={"topic": "query_id", "docno": "doc_id"})[
+        ["query_id", "doc_id", "score"]
+    ]
+    nested: dict[str, dict[str, float]] = {}
+    for topic, docno, score in zip(run.topic, run.docno, run.score, strict=True):
+        nested.setdefault(topic, {})[docno] = score
+    qrels_nested: dict[str, dict[str, int]] = {}
+    for topic, docno, grade in zip(qrels.topic, qrels.docno, qrels.grade, strict=True):
+        qrels_nested.setdefault(topic, {})[docno] = int(grade)
+    if not set(run["topic"]) & set(qrels["topic"]):
+        return
+    tables = [
+        irscore.evaluate(q, {"gen": r}, convention=GRID).astype({"topic": str, "measure": str})
+        for q, r in (
+            (qrels_nested, frame),
+            (qrels, nested),
+            (str(folder / "qrels.txt"), str(folder / "run.txt")),
+        )
+    ]
+    for other in tables[1:]:
+        pd.testing.assert_frame_equal(tables[0], other, check_categorical=False)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections())
+def test_dicts_equal_pytrec_eval_on_the_same_dicts(data):
+    qrels, run = data
+    qrels_nested: dict[str, dict[str, int]] = {}
+    for topic, docno, grade in zip(qrels.topic, qrels.docno, qrels.grade, strict=True):
+        qrels_nested.setdefault(topic, {})[docno] = int(grade)
+    # pytrec_eval drops a topic none of whose grades is >= 0; so does the cross-check
+    qrels_nested = {t: q for t, q in qrels_nested.items() if max(q.values()) >= 0}
+    nested: dict[str, dict[str, float]] = {}
+    for topic, docno, score in zip(run.topic, run.docno, run.score, strict=True):
+        nested.setdefault(topic, {})[docno] = float(score)
+    if not qrels_nested or not set(nested) & set(qrels_nested):
+        return
+    requests = ["map", "P.1,5", "ndcg_cut.3", "recip_rank", "recall.5", "bpref", "Rprec"]
+    theirs = pytrec_eval.RelevanceEvaluator(qrels_nested, set(requests)).evaluate(nested)
+    ours = irscore.evaluate(qrels_nested, nested, measures=requests)
+    ours = ours[ours["topic"] != "all"]
+    assert len(ours) == sum(len(values) for values in theirs.values())
+    for topic, measure, value in zip(ours.topic, ours.measure, ours.value, strict=True):
+        assert value == pytest.approx(theirs[topic][measure], abs=1e-9), (topic, measure)
+
+
+def test_compare_and_audit_match_the_command_line(tmp_path):
+    qrels_path, a_path, b_path = tmp_path / "q", tmp_path / "a.run", tmp_path / "b.run"
+    trec.write_qrels(
+        qrels_path,
+        pd.DataFrame(
+            [(q, d, g) for q, docs in QRELS.items() for d, g in docs.items()],
+            columns=["topic", "docno", "grade"],
+        ),
+    )
+    run = pd.DataFrame(
+        [(q, d, r, s, "a") for q, docs in RUN.items() for r, (d, s) in enumerate(docs.items(), 1)],
+        columns=trec.RUN_COLUMNS,
+    )
+    trec.write_run(a_path, run)
+    trec.write_run(b_path, run.assign(score=-run["score"], tag="b"))
+    files = [str(qrels_path), str(a_path), str(b_path)]
+    ours = irscore.compare(*files, B=1000, seed=3)
+    cli = subprocess.run(
+        [*IRSCORE, "compare", "--format", "tsv", "--B", "1000", "--seed", "3", *files],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    text = ours.to_csv(sep="\t", index=False, float_format=trec.float_text, lineterminator="\n")
+    assert text == cli
+    result = irscore.audit(str(qrels_path), [str(a_path), str(b_path)], out=tmp_path / "o", B=100)
+    summary = subprocess.run(
+        [*IRSCORE, "audit", "--B", "100", "--out", str(tmp_path / "o"), *files],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert result.summary == summary
+    assert set(result.conventions["run"]) == {"a", "b"}
+
+
+def test_import_irscore_loads_no_numerical_library():
+    code = (
+        "import sys, json, irscore; irscore.evaluate; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('numpy', 'pandas', 'pyarrow', 'scipy', 'matplotlib', 'ir_datasets'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []
+
+
+def test_api_names_survive_importing_the_submodules_of_the_same_names():
+    import irscore.audit
+    import irscore.evaluate
+
+    assert irscore.evaluate is irscore.api.evaluate
+    assert irscore.audit is irscore.api.audit
+    from irscore.evaluate import evaluate as grid_evaluate
+
+    assert grid_evaluate is not irscore.evaluate
+
+
+def _python_section(readme: str) -> str:
+    """The `pycon` examples of the README's "From Python" section, as one doctest text."""
+    section = readme.split("\n## From Python\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```pycon\n(.*?)```", section, re.S)
+    assert len(blocks) >= 4, "the From Python section lost its examples"
+    return "\n".join(blocks)
+
+
+def test_readme_from_python_examples_run(cranfield, tmp_path):
+    """Every example of "From Python", on runs built here as the workflow builds them;
+    the first reproduces the headline MAP of bm25."""
+    from irscore.data import seed_home
+    from irscore.retrieve import retrieve_to_files
+
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    results = tmp_path / "results"
+    (results / "data").mkdir(parents=True)
+    (results / "data" / "qrels.txt").write_bytes((cranfield / "qrels.txt").read_bytes())
+    for name in ("bim", "tfidf", "bm25"):
+        spec = config["retrievers"][name]
+        retrieve_to_files(
+            docs=cranfield / "docs.jsonl",
+            queries=cranfield / "queries.tsv",
+            run=results / "runs" / f"{name}.run",
+            manifest=results / "runs" / f"{name}.manifest.json",
+            name=name,
+            spec=spec,
+            analyzer=config["analyzers"][spec.get("analyzer", "default")],
+        )
+    raw = os.environ.get("CRANFIELD_DIR") or str(REPO.parent / "shared" / "data" / "cranfield")
+    seed_home(raw, tmp_path / "irds_home")
+    readme = (REPO / "README.md").read_text()
+    examples = _python_section(readme)
+    headline = re.search(r"^\| bm25 \| (.*) \|$", readme, re.M).group(1).split(" | ")
+    assert f"map  {headline[3]}" in examples, "the first example must show the headline MAP"
+    (tmp_path / "x.txt").write_text(examples)
+    done = subprocess.run(
+        [sys.executable, "-m", "doctest", "-o", "ELLIPSIS", "-o", "NORMALIZE_WHITESPACE", "x.txt"],
+        cwd=tmp_path,
+        env={**os.environ, "IR_DATASETS_HOME": str(tmp_path / "irds_home")},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
