@@ -82,9 +82,10 @@ def compare(
 ) -> pd.DataFrame:
     """Paired tests of run B against run A, topic by topic: the table `irscore compare` prints.
 
-    One row per measure (default: map, P_10, ndcg_cut_10, recip_rank) with the
-    means, the difference, each test's p-value (Holm-adjusted across the
-    measures) and effect size; `tests` is `"all"` or names among t, wilcoxon,
+    One row per measure and test (default measures: map, P_10, ndcg_cut_10,
+    recip_rank) with the means, the difference (`diff`, B - A), the p-value,
+    adjusted across the table by `correction` (holm, bonferroni, bh, none), and
+    the effect size; `tests` is `"all"` or names among t, wilcoxon,
     randomization, bootstrap; `B` resamples (default 100000 / 10000). The input
     checks (topics one run lacks, topics without judgments) are in
     `table.attrs["checks"]`.
