@@ -141,6 +141,10 @@ CASES = {
     "expected": Case(
         ("--tie-break", "expected"), TIE_QRELS, TIE_RUN, "map", "map", TIE_EXPECTED, TIE_REFERENCE
     ),
+    # --ties expected: the same mean over every order of the tied documents
+    "--ties": Case(
+        ("--ties", "expected"), TIE_QRELS, TIE_RUN, "map", "map", TIE_EXPECTED, TIE_REFERENCE
+    ),
     # 1.000000001 and 1 are the same float32 (2^-23 apart at 1.0 is far more than 1e-9):
     # a tie, broken by docno descending, puts b first and the relevant a second, AP 1/2;
     # in float64 a scores higher and comes first, AP 1.
@@ -187,6 +191,26 @@ CASES = {
         "iprec_at_recall",
         3 / 5,
         1.0,
+    ),
+    # --compat trec_eval10 includes trec_eval 10's interpolation (the case above) ...
+    "compat_interpolation": Case(
+        ("--compat", "trec_eval10"),
+        "1 0 r1 1\n1 0 r4 1\n",
+        "1 Q0 r1 1 4 B\n1 Q0 n2 2 3 B\n1 Q0 n3 3 2 B\n1 Q0 r4 4 1 B\n",
+        "iprec_at_recall_0.60",
+        "iprec_at_recall",
+        1.0,
+        2 / 4,
+    ),
+    # ... and its double-precision scores (the --score-precision case)
+    "compat_precision": Case(
+        ("--compat", "trec_eval10"),
+        "1 0 a 1\n",
+        "1 Q0 a 1 1.000000001 B\n1 Q0 b 2 1 B\n",
+        "map",
+        "map",
+        1.0,
+        1 / 2,
     ),
     # Cleverdon's grades: gain 5 - g, so raw 4 (a, rank 1) gains 1 and raw 1 (b) gains 4.
     # raw: the run is ideal, nDCG = 1; mapped: (1 + 4/log2 3) / (4 + 1/log2 3).
@@ -249,6 +273,28 @@ def test_tie_break_docno_desc_is_the_default(files):
     qrels, run = files(case)
     status, out, _ = run_cli("evaluate", "-m", "map", "--tie-break", "docno_desc", qrels, run)
     assert status == 0 and out == line("map", "all", TIE_REFERENCE)  # (1/3 + 2/5) / 2
+
+
+def test_compat_trec_eval10_prints_missing_topics_and_its_measures(tmp_path):
+    # -c -q: trec_eval 10 prints a line for topic 2 (judged, not retrieved), 9 does not.
+    qrels = write(tmp_path, "qrels", JUDGED_QRELS + "2 0 x 1\n")
+    run = write(tmp_path, "run", JUDGED_RUN)
+    topics = line("map", "1", JUDGED_AP)
+    summary = line("map", "all", JUDGED_AP / 2)
+    assert run_cli("evaluate", "-c", "-q", "-m", "map", qrels, run)[1] == topics + summary
+    compat = run_cli("evaluate", "--compat", "trec_eval10", "-c", "-q", "-m", "map", qrels, run)
+    assert compat[1] == topics + line("map", "2", 0) + summary
+    # all_trec of trec_eval 10 adds rbp and unj: on topic 1 (u, a, b, c), gains normalised by
+    # the largest grade 2: a 1/2 at rank 2, c 2/2 at rank 4; rbp = (1 - 0.9) sum 0.9^(k-1) g_k.
+    # unj_5: one unjudged document (u) in the top 5, 1/5.
+    run = write(tmp_path, "run", JUDGED_RUN)
+    plain = trec_values(run_cli("evaluate", "-m", "all_trec", qrels, run)[1])
+    newer = trec_values(
+        run_cli("evaluate", "--compat", "trec_eval10", "-m", "all_trec", qrels, run)[1]
+    )
+    assert ("rbp", "all") not in plain
+    assert newer[("rbp", "all")] == f"{0.1 * (0.9 * 1 / 2 + 0.9**3 * 2 / 2):.4f}"
+    assert newer[("unj_5", "all")] == f"{1 / 5:.4f}"
 
 
 def test_duplicates_first_keeps_the_first_line(tmp_path):
