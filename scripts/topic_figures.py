@@ -12,4 +12,5 @@ with logging_to(snakemake.log[0]):
         outputs=dict(snakemake.output.items()),
         plot_settings=snakemake.params.plots,
         conventions=snakemake.params.conventions,
+        styles=snakemake.params.styles,
     )

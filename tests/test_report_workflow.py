@@ -10,6 +10,7 @@ runs the whole configured workflow twice on Cranfield.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,6 +19,8 @@ import matplotlib.image
 import pytest
 import yaml
 from test_workflow import copy_workflow, snakemake, write_corpus
+
+from irscore.report import layout
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_FLAGS = (
@@ -85,11 +88,38 @@ def test_two_clean_runs_give_the_same_bytes(runs):
     assert "| ideal |" in one["tables/reference.md"].decode()
 
 
-@pytest.mark.workflow
-def test_report_renders_in_headless_chromium(runs, tmp_path):
+def report_results(report: Path) -> dict[str, dict]:
+    """The report's own index of the files it holds (its `results` JSON): captions,
+    MIME types and the files themselves as data URIs."""
+    text = report.read_text(encoding="utf-8")
+    start = text.rindex("var results = {") + len("var results = ")
+    return json.JSONDecoder().raw_decode(text, start)[0]
+
+
+def chromium() -> str:
+    """A headless Chromium, or skip saying why (.ci/run installs one)."""
     browser = next(filter(None, map(shutil.which, BROWSERS)), None)
     if browser is None:
         pytest.skip(f"no headless Chromium to open the report (looked for {', '.join(BROWSERS)})")
+    return browser
+
+
+@pytest.mark.workflow
+def test_report_has_no_docutils_messages_and_a_caption_for_every_file(runs):
+    report = runs[0] / "results" / "report.html"
+    text = report.read_text(encoding="utf-8")
+    for sign in ("System Message", "WARNING/", "ERROR/", "SEVERE/"):
+        assert sign not in text, f"a docutils message in the report: {sign}"
+    captions = {name: entry["caption"] for name, entry in report_results(report).items()}
+    assert captions and all(len(caption) > 200 for caption in captions.values())
+    # a template variable the rule lacks renders as nothing: no empty strong/literal
+    for name, caption in captions.items():
+        assert "<strong></strong>" not in caption and "****" not in caption, name
+
+
+@pytest.mark.workflow
+def test_report_renders_in_headless_chromium(runs, tmp_path):
+    browser = chromium()
     report = (runs[0] / "results" / "report.html").resolve()
     flags = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     dom = subprocess.run(
@@ -98,8 +128,9 @@ def test_report_renders_in_headless_chromium(runs, tmp_path):
     # The description and the categories exist as elements only once the report's
     # JavaScript has run (in the file they are JSON strings).
     assert '<h1 class="title">irscore: reproducible offline evaluation' in dom
-    for category in ("1. Headline", "3. Curves", "5. Conventions"):
+    for category in (layout.HEADLINE, layout.CURVES, layout.CONVENTIONS, layout.CONCLUSIONS):
         assert f"<span>{category}</span>" in dom
+    assert "System Message" not in dom
     screenshot = tmp_path / "report.png"
     subprocess.run(
         [*flags, f"--screenshot={screenshot}", report.as_uri()],
@@ -109,3 +140,35 @@ def test_report_renders_in_headless_chromium(runs, tmp_path):
     )
     pixels = matplotlib.image.imread(screenshot)
     assert pixels.shape[:2] == (1000, 1400) and pixels.std() > 0.1  # not a blank page
+
+
+@pytest.mark.workflow
+def test_every_figure_of_the_report_displays_in_headless_chromium(runs, tmp_path):
+    """Each figure the report holds, loaded by Chromium from the report's own data URI,
+    has a natural size > 0: it decodes and displays."""
+    browser = chromium()
+    figures = {
+        name: entry["data_uri"]
+        for name, entry in report_results(runs[0] / "results" / "report.html").items()
+        if entry["mime_type"].startswith("image/")
+    }
+    assert len(figures) == 2 * 6  # PNG and SVG of 3 curves, conventions, example, one pair
+    images = "".join(
+        f'<img id="{index}" src="{uri}">' for index, uri in enumerate(figures.values())
+    )
+    page = tmp_path / "figures.html"
+    page.write_text(
+        f"<!DOCTYPE html><html><body>{images}<pre id='sizes'></pre><script>"
+        "window.onload = () => { document.getElementById('sizes').textContent = "
+        "JSON.stringify([...document.images].map(i => [i.naturalWidth, i.naturalHeight])); };"
+        "</script></body></html>",
+        encoding="utf-8",
+    )
+    flags = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run(
+        [*flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120
+    ).stdout
+    sizes = json.loads(dom.split('<pre id="sizes">')[1].split("</pre>")[0])
+    shown = dict(zip(figures, sizes, strict=True))
+    blank = [name for name, (width, height) in shown.items() if not (width > 0 and height > 0)]
+    assert not blank, f"figures that do not display: {blank}"

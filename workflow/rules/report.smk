@@ -84,6 +84,7 @@ rule figures:
             "report/pipeline.py",
             "report/layout.py",
             "report/plots.py",
+            "report/styles.py",
             "results.py",
             "curves.py",
             "tables.py",
@@ -139,5 +140,6 @@ rule topic_figures:
     params:
         plots=config["plots"],
         conventions=config["conventions"],
+        styles=plotted_styles(),
     script:
         "../../scripts/topic_figures.py"

@@ -4,6 +4,7 @@
 from irscore.ideal import TAG as IDEAL
 from irscore.report import layout
 from irscore.report.settings import check_plots
+from irscore.report.styles import run_styles
 
 check_plots(config["plots"], run_names())
 if IDEAL in run_names():
@@ -24,6 +25,13 @@ def in_report(artefacts):
             )
         outputs[key] = path
     return outputs
+
+
+def plotted_styles():
+    """The (colour, marker) of each run plotted topic by topic, from every configured run:
+    a params value, so a run added at the end of the config re-draws none of them."""
+    styles = run_styles(run_names())
+    return {run: list(styles[run]) for run in plotted_runs()}
 
 
 def tables_outputs():

@@ -23,7 +23,7 @@ CURVES = "3. Curves"
 PER_TOPIC = "4. Per-topic"
 CONVENTIONS = "5. Conventions"
 SUMMARY = "6. Summary"
-CONCLUSIONS = "7. Conventions and conclusions"
+CONCLUSIONS = "7. Conclusions"
 PUBLISHED = "8. Published figures"
 
 

@@ -2,7 +2,7 @@
 
 Every run is scored under the default convention grid; then the convention
 audit, the tie-break table, the 11-point curves, the paired tests with the
-conclusions that flip, and the convention dot plot are written under one
+conclusions that flip, and the convention heatmap are written under one
 folder, with a short text summary and the input checks for the terminal.
 """
 

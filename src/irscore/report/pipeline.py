@@ -21,6 +21,7 @@ from irscore import curves, published, summary, tables, ties, trec
 from irscore.audit import COMPARISON_COLUMNS, write_comparisons
 from irscore.audit import write as write_audit
 from irscore.report.layout import paths_under
+from irscore.report.styles import Style, run_styles
 from irscore.results import Results
 
 
@@ -49,10 +50,12 @@ def write_run_figures(
     results: Results, labels: Mapping[str, str], outputs: Mapping[str, str], dpi: int
 ) -> None:
     """The figures of the runs: the 11-point curves of each interpolation rule and the
-    convention plot of the `labels` measures. Both draw means only."""
+    convention plot of the `labels` measures. Both draw means only; each run in its own
+    style (report.styles, from the runs in the order of `results`)."""
     from irscore.report import plots  # here: only the figures need matplotlib
 
-    plots.write_curve_plots(results, paths_under(outputs, "curves_"), dpi)
+    styles = run_styles(results.runs)
+    plots.write_curve_plots(results, styles, paths_under(outputs, "curves_"), dpi)
     plots.write_conventions_plot(
         results, labels, outputs["conventions_png"], outputs["conventions_svg"], dpi=dpi
     )
@@ -131,10 +134,13 @@ def topic_figures_job(
     outputs: Mapping[str, str],
     plot_settings: Mapping[str, Any],
     conventions: Mapping[str, Mapping[str, Any] | None],
+    styles: Mapping[str, Sequence[str]],
 ) -> None:
     """The workflow's figures of single topics: one topic's curves for the example run
     (config `plots.example`, its run file `example_run`), and a per-topic AP scatter for
-    each pair of runs (`plots.pairs`), from the long tables of the runs named (`evals`)."""
+    each pair of runs (`plots.pairs`), from the long tables of the runs named (`evals`).
+    `styles` gives each of these runs' (colour, marker), from report.styles over every
+    configured run."""
     from irscore.data import documents_in
     from irscore.report import plots
 
@@ -152,12 +158,14 @@ def topic_figures_job(
         outputs["topic_example_svg"],
         dpi=dpi,
     )
+    looks = {run: Style(*style) for run, style in styles.items()}
     for x, y in plot_settings["pairs"]:
         plots.write_pair_plot(
             results,
             x,
             y,
             plot_settings["label_topics"],
+            looks,
             outputs[f"pair_{x}_vs_{y}_png"],
             outputs[f"pair_{x}_vs_{y}_svg"],
             dpi=dpi,

@@ -18,13 +18,19 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import matplotlib.colors
+import matplotlib.patches
 import numpy as np
 import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
+from matplotlib.transforms import Bbox
 
 from irscore import curves
 from irscore.conventions import REFERENCE, name_under
 from irscore.measures import RECALL_LEVELS
+from irscore.report.styles import Style
 from irscore.results import Results
 
 STYLE = {
@@ -51,12 +57,12 @@ PNG_METADATA = {"Software": None}
 SVG_METADATA = {"Date": None, "Creator": None}
 # Colour-blind-safe (Okabe & Ito) colours and markers, given to runs in config order;
 # 7 colours and 5 markers make 35 distinct runs.
+# The series of one topic's figure (not runs: those take report.styles).
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 MARKERS = ("o", "s", "^", "D", "v")
 GREY = "#999999"
+SHIFTS = "RdBu"  # diverging: red = the convention lowers the mean, blue = raises it
 SWAP = "⇄"
-# A convention's mean further than this from the reference is drawn at the panel's edge.
-FAR = 0.1
 # The rank marked on one topic's precision-recall and ROC curves (what a reader sees).
 TOP = 10
 
@@ -66,11 +72,6 @@ def style() -> Iterator[None]:
     """Draw and save within the fixed style (rcParams are read at both times)."""
     with matplotlib.rc_context(STYLE):
         yield
-
-
-def run_style(index: int) -> dict[str, str]:
-    """Colour and marker of the run at position `index` in config order."""
-    return {"color": COLOURS[index % len(COLOURS)], "marker": MARKERS[index % len(MARKERS)]}
 
 
 def save(figure: Figure, png: str, svg: str, dpi: int) -> None:
@@ -96,22 +97,55 @@ def save(figure: Figure, png: str, svg: str, dpi: int) -> None:
         figure.set_layout_engine(None)
 
 
-def curves_figure(table: pd.DataFrame, levels: Sequence[float], interpolation: str) -> Figure:
-    """Mean interpolated precision at the 11 recall levels, one line per run (table rows)."""
-    figure = Figure(figsize=(6.4, 4.6), layout="constrained")
+def fitted_top(values: np.ndarray, ceiling: float = 1.0) -> float:
+    """The top of a [0, top] axis for `values` <= `ceiling`: the next 0.1 above the
+    largest value with a margin, capped at the ceiling (the data, not the ceiling,
+    sets the scale, so lines that stop near 0.6 are not squeezed into its lower half)."""
+    finite = values[np.isfinite(values)]
+    largest = float(finite.max()) if finite.size else ceiling
+    return min(ceiling, np.ceil((largest + 0.02) * 10) / 10)
+
+
+def curves_figure(
+    table: pd.DataFrame, levels: Sequence[float], interpolation: str, styles: Mapping[str, Style]
+) -> Figure:
+    """Mean interpolated precision at the 11 recall levels, one line per run (table rows),
+    in each run's own style; the legend lists the runs by 11pt_avg, best first, beside
+    the axes; the y axis stops above the data and says where the ceiling is."""
+    figure = Figure(figsize=(8.6, 4.8), layout="constrained")
     axes = figure.subplots()
-    for index, (run, row) in enumerate(table.iterrows()):
-        label = f"{run} (11pt_avg {row['11pt_avg']:.4f})"
-        axes.plot(levels, row.iloc[: len(levels)].to_numpy(float), label=label, **run_style(index))
+    ranked = table.sort_values("11pt_avg", ascending=False, kind="stable")
+    for run, row in ranked.iterrows():
+        label = f"{run} ({row['11pt_avg']:.4f})"
+        axes.plot(
+            levels,
+            row.iloc[: len(levels)].to_numpy(float),
+            label=label,
+            ms=4.5,
+            **styles[str(run)].kwargs(),
+        )
+    top = fitted_top(table.iloc[:, : len(levels)].to_numpy(float))
     axes.set(
         xlim=(-0.02, 1.02),
-        ylim=(0, 1.02),
+        ylim=(0, top + 0.01),
         xticks=levels,
         xlabel="recall level",
         ylabel="interpolated precision (mean over topics)",
         title=f"11-point interpolated precision-recall, interpolation {interpolation}",
     )
-    axes.legend(title="run", loc="upper right")
+    if top < 1.0:
+        axes.text(
+            0.99,
+            0.98,
+            f"axis cut at {top:.1f}; ceiling (ideal run): 1.0 at every level",
+            transform=axes.transAxes,
+            ha="right",
+            va="top",
+            fontsize=7.5,
+            color="#555555",
+            bbox={"boxstyle": "round,pad=0.3", "fc": "white", "ec": "#cccccc"},
+        )
+    figure.legend(title="run (11pt_avg)", loc="outside right upper")
     return figure
 
 
@@ -189,14 +223,18 @@ def topic_figure(
     return figure
 
 
-def pair_figure(ap: pd.DataFrame, label_topics: int) -> Figure:
+def pair_figure(ap: pd.DataFrame, label_topics: int, styles: Mapping[str, Style]) -> Figure:
     """Per-topic AP of two runs (columns x, y): scatter with the diagonal, the topics with
-    the largest differences labelled; and the per-topic differences y - x, sorted."""
+    the largest differences labelled where no label or point hides them; and the
+    per-topic differences y - x, sorted. A topic a run wins is drawn in that run's colour."""
     x, y = ap.columns
     difference = (ap[y] - ap[x]).sort_values(ascending=False, kind="stable")
     sign = np.sign(difference)
-    groups = {1.0: (f"{y} better", COLOURS[2]), -1.0: (f"{x} better", COLOURS[1])}
-    groups[0.0] = ("equal", GREY)
+    groups = {
+        1.0: (f"{y} better", styles[str(y)].color),
+        -1.0: (f"{x} better", styles[str(x)].color),
+        0.0: ("equal", GREY),
+    }
     figure = Figure(figsize=(11, 5), layout="constrained")
     scatter, bars = figure.subplots(1, 2, width_ratios=(1, 1.3))
     scatter.plot([0, 1], [0, 1], color=GREY, ls=":", label="equal AP")
@@ -206,14 +244,14 @@ def pair_figure(ap: pd.DataFrame, label_topics: int) -> Figure:
             ap.loc[topics, x], ap.loc[topics, y], s=14, color=colour, label=f"{name}: {len(topics)}"
         )
     largest = difference.abs().sort_values(ascending=False, kind="stable").index[:label_topics]
-    for topic in largest:
-        scatter.annotate(
-            str(topic),
-            (ap.at[topic, x], ap.at[topic, y]),
-            xytext=(4, 4),
-            textcoords="offset points",
-            fontsize=8,
-        )
+    scatter.scatter(
+        ap.loc[largest, x],
+        ap.loc[largest, y],
+        s=55,
+        facecolors="none",
+        edgecolors="#333333",
+        lw=0.8,
+    )  # a ring round each labelled topic
     scatter.set(
         xlim=(-0.02, 1.02),
         ylim=(-0.02, 1.02),
@@ -248,7 +286,67 @@ def pair_figure(ap: pd.DataFrame, label_topics: int) -> Figure:
         title=f"per-topic AP difference, {y} − {x}",
     )
     bars.legend(loc="upper right")
+    # Labels go in last, once the layout has fixed where the axes are.
+    FigureCanvasAgg(figure)  # a renderer to measure the labels with
+    figure.get_layout_engine().execute(figure)
+    figure.set_layout_engine(None)
+    place_labels(scatter, [(str(t), ap.at[t, x], ap.at[t, y]) for t in largest])
     return figure
+
+
+# Where a label may sit around its point, in points: right or left of it, at rising
+# distances, nearest first; past the first ring a line leads to the point.
+LABEL_OFFSETS = sorted(
+    ((dx, dy) for dx in (4, -4, 24, -24, 44, -44) for dy in (3, -11, 13, -21, 23, -31, 33, -41)),
+    key=lambda offset: (abs(offset[0]) + abs(offset[1] + 4), offset[0] < 0),
+)
+LEADER = {"arrowstyle": "-", "color": "#777777", "lw": 0.5, "shrinkA": 0, "shrinkB": 3}
+
+
+def place_labels(axes: Any, labels: Sequence[tuple[str, float, float]]) -> None:
+    """Write each label (text, x, y) beside its point, at the first offset where it
+    overlaps no label already placed nor any labelled point and stays inside the axes
+    (when none is free, where it hides the least: other labels weigh most)."""
+    renderer = axes.figure.canvas.get_renderer()
+    frame = axes.get_window_extent(renderer)
+    points = [axes.transData.transform((px, py)) for _, px, py in labels]
+    dot = 3.0  # half a marker's width, in pixels at the figure's dpi
+    dots = [Bbox.from_extents(qx - dot, qy - dot, qx + dot, qy + dot) for qx, qy in points]
+    placed: list[Any] = []
+    for text, px, py in labels:
+        best = None
+        for dx, dy in LABEL_OFFSETS:
+            label = axes.annotate(
+                text,
+                (px, py),
+                xytext=(dx, dy),
+                textcoords="offset points",
+                ha="left" if dx >= 0 else "right",
+                fontsize=8,
+                arrowprops=LEADER if abs(dx) > 4 or dy not in (3, -11) else None,
+            )
+            label.update_positions(renderer)
+            box = Text.get_window_extent(label, renderer)  # the text's, not its line's
+            # Hiding a label is worst, then leaving the axes, then covering a point.
+            cost = 100 * sum(_area(box, other) for other in placed)
+            cost += 10 * (box.width * box.height - _area(box, frame))
+            cost += sum(_area(box, other) for other in dots)
+            if best is None or cost < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (cost, label, box)
+            else:
+                label.remove()
+            if cost == 0:
+                break
+        placed.append(best[2])
+
+
+def _area(one: Any, two: Any) -> float:
+    """The area two boxes share."""
+    width = min(one.x1, two.x1) - max(one.x0, two.x0)
+    height = min(one.y1, two.y1) - max(one.y0, two.y0)
+    return max(width, 0.0) * max(height, 0.0)
 
 
 def _order(means: pd.Series) -> tuple[str, ...] | None:
@@ -261,96 +359,102 @@ def _order(means: pd.Series) -> tuple[str, ...] | None:
 
 
 def conventions_figure(means: pd.DataFrame, runs: Sequence[str]) -> Figure:
-    """A dot plot per measure: each run's mean under every convention, the reference marked.
+    """A heatmap per measure: rows are conventions, columns runs, each cell the shift of the
+    run's mean from its own reference mean (blue up, red down, on a scale that is linear
+    below 0.001 and logarithmic above, so that shifts of 0.002 and of 0.7 both show).
 
-    `means` has columns measure (a label), convention, run, value, conventions in
-    the order to draw. `SWAP` marks a convention under which the runs' order differs
-    from the reference's. A mean more than `FAR` from its run's reference mean would
-    squash every other row, so it is drawn at the panel's edge with its value written.
+    `means` has columns measure (a label), convention, run, value, conventions in the
+    order to draw. The reference row holds each run's reference mean; shifts of 0.005 or
+    more are written in their cell; grey: the convention does not define the measure;
+    `SWAP` at a row's end: the runs' order by the measure differs from the reference's.
     """
     labels = list(dict.fromkeys(means["measure"]))
     conventions = list(dict.fromkeys(means["convention"]))
     columns = min(4, len(labels))
     rows = -(-len(labels) // columns)
-    figure = Figure(
-        figsize=(3.4 * columns + 2.2, 0.2 * len(conventions) * rows + 1.4), layout="constrained"
-    )
-    grid = figure.subplots(rows, columns, sharey=True, squeeze=False)
-    y_of = pd.Series(np.arange(len(conventions))[::-1], index=conventions)
-    for axes, label in zip(grid.flat, labels, strict=False):
+    panels = {}
+    for label in labels:
         values = means[means["measure"] == label].pivot(
             index="convention", columns="run", values="value"
         )
-        _dot_panel(axes, values.reindex(index=conventions, columns=list(runs)), y_of)
+        panels[label] = values.reindex(index=conventions, columns=list(runs))
+    shifts = [(v - v.loc["reference"]).to_numpy(float) for v in panels.values()]
+    finite = np.concatenate([np.abs(x[np.isfinite(x)]) for x in shifts] + [np.zeros(1)])
+    limit = max(0.01, float(finite.max()))
+    norm = matplotlib.colors.SymLogNorm(linthresh=1e-3, linscale=0.5, vmin=-limit, vmax=limit)
+    figure = Figure(
+        figsize=(columns * (0.3 * len(runs) + 0.5) + 2.4, rows * (0.19 * len(conventions) + 1.3)),
+        layout="constrained",
+    )
+    grid = figure.subplots(rows, columns, sharey=True, squeeze=False)
+    image = None
+    for axes, label in zip(grid.flat, labels, strict=False):
+        image = _shift_panel(axes, panels[label], norm)
         axes.set_title(label)
     for axes in grid.flat[len(labels) :]:
         axes.set_visible(False)
     for axes in grid[:, 0]:
-        axes.set_yticks(y_of.to_numpy(), conventions)
+        axes.set_yticks(np.arange(len(conventions)), conventions)
         for tick, convention in zip(axes.get_yticklabels(), conventions, strict=True):
             tick.set_fontweight("bold" if convention == "reference" else "normal")
-    handles, names = grid.flat[0].get_legend_handles_labels()
-    figure.legend(
-        handles,
-        names,
-        title=(
-            f"run (dotted line: its reference mean; {SWAP}: the runs' order differs from the "
-            f"reference's; ▶ value: a mean more than {FAR} from the reference, off the scale)"
-        ),
-        loc="outside lower center",
-        ncols=len(runs),
+    ticks = [t for t in (-1, -0.1, -0.01, -0.001, 0, 0.001, 0.01, 0.1, 1) if abs(t) <= limit]
+    bar = figure.colorbar(image, ax=grid, location="right", shrink=0.6, ticks=ticks, aspect=40)
+    bar.ax.set_yticklabels([f"{t:+g}" if t else "0" for t in ticks])
+    bar.set_label("mean under the convention − reference mean")
+    figure.suptitle(
+        "What each convention does to each run's mean (reference row: the mean itself; "
+        f"grey: not defined; {SWAP}: the runs' order changes)"
     )
     return figure
 
 
-def _dot_panel(axes: Any, values: pd.DataFrame, y_of: pd.Series) -> None:
-    """One measure: rows are conventions (y positions `y_of`), columns runs."""
-    shift = values - values.loc["reference"]
-    far = shift.abs() > FAR
-    near = values.mask(far).to_numpy(float)
-    lo, hi = (np.nanmin(near), np.nanmax(near)) if np.isfinite(near).any() else (0.0, 1.0)
-    width = max(hi - lo, 0.01)
-    axes.axhspan(y_of["reference"] - 0.5, y_of["reference"] + 0.5, color="#fff2cc", zorder=0)
-    for index, run in enumerate(values.columns):
-        look = run_style(index)
-        axes.axvline(values.at["reference", run], color=look["color"], lw=0.7, ls=":")
-        x = values[run].mask(far[run]).to_numpy(float)
-        axes.plot(x, y_of.to_numpy(), ls="none", ms=5, mfc="none", label=run, **look)
-    edges = {"<": (lo - 0.06 * width, "right"), ">": (hi + 0.06 * width, "left")}
-    for convention in far.index[far.any(axis=1)]:
-        off = values.loc[convention][far.loc[convention]]
-        side = ">" if (shift.loc[convention][far.loc[convention]] > 0).all() else "<"
-        x, align = edges[side]
-        low, high = f"{off.min():.2f}", f"{off.max():.2f}"
-        axes.plot([x], [y_of[convention]], ls="none", marker=side, ms=5, color="#333333")
-        text = f"  {low}–{high}  " if low != high else f"  {low}  "
-        axes.text(x, y_of[convention], text, ha=align, va="center", fontsize=7)
-    to_axes = axes.get_yaxis_transform()
+def _shift_panel(axes: Any, values: pd.DataFrame, norm: Any) -> Any:
+    """One measure: conventions as rows (top down), runs as columns; returns the image."""
+    shift = (values - values.loc["reference"]).to_numpy(float)
+    image = axes.imshow(
+        np.ma.masked_invalid(shift), cmap=SHIFTS, norm=norm, aspect="auto", interpolation="nearest"
+    )
+    axes.set_facecolor("#d9d9d9")  # what a masked (undefined) cell shows
+    reference = values.index.get_loc("reference")
+    axes.add_patch(
+        matplotlib.patches.Rectangle(
+            (-0.5, reference - 0.5), values.shape[1], 1, color="#fff2cc", lw=0, zorder=2
+        )
+    )
+    for column, run in enumerate(values.columns):
+        mean = values.at["reference", run]
+        text = "n/a" if np.isnan(mean) else f"{mean:.3f}".removeprefix("0")
+        axes.text(column, reference, text, ha="center", va="center", fontsize=5.5, zorder=3)
+    for row, column in zip(*np.nonzero(np.abs(np.nan_to_num(shift)) >= 0.005), strict=True):
+        value = shift[row, column]
+        dark = abs(norm(value) - 0.5) > 0.33
+        axes.text(
+            column,
+            row,
+            f"{value:+.2f}".replace("0.", "."),
+            ha="center",
+            va="center",
+            fontsize=5.5,
+            color="white" if dark else "black",
+        )
     reference_order = _order(values.loc["reference"])
-    for convention in values.index:
+    for row, convention in enumerate(values.index):
         order = _order(values.loc[convention])
-        if order is None:
-            axes.text(0.01, y_of[convention], "n/a", transform=to_axes, va="center", fontsize=7)
-        elif order != reference_order:
+        if order is not None and order != reference_order:
             axes.text(
-                0.995,
-                y_of[convention],
+                values.shape[1] - 0.5 + 0.15,
+                row,
                 SWAP,
-                transform=to_axes,
-                ha="right",
+                ha="left",
                 va="center",
                 color="#C00000",
-                fontsize=10,
+                fontsize=9,
+                clip_on=False,
             )
-    off_scale = shift.where(far)
-    left = 0.5 if (off_scale < 0).any().any() else 0.1  # room for the values written
-    right = 0.5 if (off_scale > 0).any().any() else 0.1
-    axes.set(
-        xlim=(lo - left * width, hi + right * width),
-        xlabel="mean over topics",
-        ylim=(-0.7, len(y_of) - 0.3),
-    )
-    axes.grid(axis="y", visible=False)
+    axes.set_xticks(np.arange(values.shape[1]), values.columns, rotation=90)
+    axes.tick_params(length=0)
+    axes.grid(visible=False)
+    return image
 
 
 def convention_means(results: Results, labels: Mapping[str, str]) -> pd.DataFrame:
@@ -371,14 +475,21 @@ def convention_means(results: Results, labels: Mapping[str, str]) -> pd.DataFram
 def write_conventions_plot(
     results: Results, labels: Mapping[str, str], png: str, svg: str, dpi: int
 ) -> None:
-    """The convention audit as a dot plot."""
+    """The convention audit as a heatmap of shifts from the reference."""
     with style():
         figure = conventions_figure(convention_means(results, labels), results.runs)
         save(figure, png, svg, dpi)
 
 
 def write_pair_plot(
-    results: Results, x: str, y: str, label_topics: int, png: str, svg: str, dpi: int
+    results: Results,
+    x: str,
+    y: str,
+    label_topics: int,
+    styles: Mapping[str, Style],
+    png: str,
+    svg: str,
+    dpi: int,
 ) -> None:
     """Per-topic AP of runs x and y under the reference convention, on the topics both
     evaluate."""
@@ -388,15 +499,18 @@ def write_pair_plot(
         join="inner",
     )
     with style():
-        save(pair_figure(ap, label_topics), png, svg, dpi)
+        save(pair_figure(ap, label_topics, styles), png, svg, dpi)
 
 
-def write_curve_plots(results: Results, outputs: Mapping[str, str], dpi: int) -> None:
+def write_curve_plots(
+    results: Results, styles: Mapping[str, Style], outputs: Mapping[str, str], dpi: int
+) -> None:
     """The 11-point curves as figures, one per interpolation rule (`outputs` keys RULE_png,
     RULE_svg)."""
     for rule, convention in results.interpolations.items():
         with style():
-            figure = curves_figure(curves.curve_table(results, convention), RECALL_LEVELS, rule)
+            table = curves.curve_table(results, convention)
+            figure = curves_figure(table, RECALL_LEVELS, rule, styles)
             save(figure, outputs[f"{rule}_png"], outputs[f"{rule}_svg"], dpi)
 
 
