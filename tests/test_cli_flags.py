@@ -88,6 +88,17 @@ LOG3 = math.log2(3)
 CASES = {
     # -J: u leaves the ranking; a, b, c: relevant at 1 and 3, AP = (1/1 + 2/3) / 3 = 5/9
     "-J": Case(("-J",), JUDGED_QRELS, JUDGED_RUN, "map", "map", (1 + 2 / 3) / 3, JUDGED_AP),
+    # -J with a negative grade, trec_eval's "not in pool" marker: n (-1) leaves the ranking
+    # n, z, a, z (judged 0) stays: a moves from rank 3 (AP 1/3) to rank 2 (AP 1/2)
+    "-J negative grade": Case(
+        ("-J",),
+        "1 0 a 1\n1 0 n -1\n1 0 z 0\n",
+        "1 Q0 n 1 0.9 B\n1 Q0 z 2 0.85 B\n1 Q0 a 3 0.8 B\n",
+        "map",
+        "map",
+        1 / 2,
+        1 / 3,
+    ),
     # -M 2: only u, a count: AP = (1/2) / 3 = 1/6
     "-M": Case(("-M", "2"), JUDGED_QRELS, JUDGED_RUN, "map", "map", (1 / 2) / 3, JUDGED_AP),
     # -l 2: only c (grade 2) is relevant, R = 1, at rank 4: AP = 1/4
@@ -575,3 +586,25 @@ def test_compare_baseline_and_all_pairs(stats_files, tmp_path):
         ("A", "C", 0.0),
         ("B", "C", -mean),
     ]
+
+
+# Three runs: the table of each run against A adds A vs C (every difference zero, p = 1) for
+# both measures, so four p-values are adjusted together: 0.0927, 0.1835, 1, 1.
+CORRECTIONS_OF_FOUR = {
+    "none": (P_MAP, P_P2),
+    "bonferroni": (4 * P_MAP, 4 * P_P2),
+    # Holm: 4 p1, then max(4 p1, 3 p2); the two 1s stay 1
+    "holm": (4 * P_MAP, max(4 * P_MAP, 3 * P_P2)),
+    # BH: p2 * 4/2, then min(p1 * 4/1, that); the 1s: min(1 * 4/3, 1) = 1
+    "bh": (min(4 * P_MAP, 4 / 2 * P_P2), 4 / 2 * P_P2),
+}
+
+
+@pytest.mark.parametrize("correction", CORRECTIONS_OF_FOUR)
+def test_compare_correction_across_a_table_of_runs(stats_files, tmp_path, correction):
+    flags = ("-m", "P.2") + (("--correction", correction) if correction != "holm" else ())
+    table = many_runs(stats_files, tmp_path, *flags).set_index(["measure", "run_b"])
+    assert table.loc[("map", "C"), "p"] == 1.0 and table.loc[("P_2", "C"), "p"] == 1.0
+    adjusted = (table.loc[("map", "B"), "p_adjusted"], table.loc[("P_2", "B"), "p_adjusted"])
+    assert adjusted == pytest.approx(CORRECTIONS_OF_FOUR[correction], rel=1e-12)
+    assert table.loc[("map", "C"), "p_adjusted"] == 1.0
