@@ -1,0 +1,344 @@
+"""Mutation check: do the tests fail when the code is wrong? Prints killed/survived per bug.
+
+Each mutation replaces one exact piece of text in one source file with a
+deliberate bug (a flag ignored, a comparison forced true, an off-by-one). The
+git-tracked files are copied once into a temporary directory (the working
+tree is never touched); each mutation is applied to that copy alone, the tests
+named for it run there (PYTHONPATH at the copy's src/, stopping at the first
+failure), and the file is restored. A mutation is
+
+- killed:   the tests fail (what we want);
+- survived: the tests pass (a test is missing, or the mutation is equivalent);
+- stale:    its text no longer occurs exactly once in the file (the code moved:
+            update the mutation; never counted as killed);
+- error:    pytest could not run the tests (exit status other than 0 or 1).
+
+The unmutated copy is tested first, so a failing suite cannot pass for kills.
+
+    .venv/bin/python benchmarks/mutations.py [--only NAME ...] [--list]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One deliberate bug: replace `old` by `new` in `path`, then run `tests`."""
+
+    name: str
+    area: str
+    path: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+
+
+CLI = ("tests/test_cli_flags.py",)
+CROSSCHECK = ("tests/test_crosscheck.py", "tests/test_pytrec_property.py")
+MEASURES = ("tests/test_measures_hand.py", "tests/test_cli_flags.py")
+CONVENTIONS = ("tests/test_conventions_hand.py", "tests/test_cli_flags.py")
+READERS = ("tests/test_trec_reader.py",)
+STATS = ("tests/test_stats.py",)
+COMMON = "src/irscore/cli/common.py"
+EVALUATE = "src/irscore/evaluate.py"
+
+MUTATIONS = [
+    # the command line drops a flag on the floor
+    Mutation(
+        "cli ignores -J",
+        "cli",
+        COMMON,
+        '"unjudged": "removed" if args.J else "nonrelevant",',
+        '"unjudged": "nonrelevant",',
+        CLI,
+    ),
+    Mutation(
+        "cli ignores -c",
+        "cli",
+        COMMON,
+        '"topics": "all_qrels" if args.c else "run_and_qrels",',
+        '"topics": "run_and_qrels",',
+        CLI,
+    ),
+    Mutation("cli ignores -M", "cli", COMMON, '"depth": args.M,', '"depth": None,', CLI),
+    Mutation("cli ignores -l", "cli", COMMON, '"rel_level": args.l,', '"rel_level": 1,', CLI),
+    Mutation(
+        "cli ignores --tie-break",
+        "cli",
+        COMMON,
+        '"tie_break": args.tie_break,',
+        '"tie_break": "docno_desc",',
+        CLI,
+    ),
+    Mutation("cli ignores --gmax", "cli", COMMON, '"gmax": args.gmax,', '"gmax": 4,', CLI),
+    Mutation(
+        "cli ignores -q",
+        "cli",
+        "src/irscore/cli/evaluate.py",
+        "per_topic=args.q,",
+        "per_topic=False,",
+        CLI,
+    ),
+    Mutation(
+        "compare ignores --correction",
+        "cli",
+        "src/irscore/cli/compare.py",
+        "correction=args.correction,",
+        'correction="holm",',
+        CLI,
+    ),
+    # the pytrec_eval cross-check cannot fail
+    Mutation(
+        "cross-check always agrees",
+        "cross-check",
+        "src/irscore/crosscheck.py",
+        'table["agrees"] = (table["difference"] <= TOLERANCE) | both_nan',
+        'table["agrees"] = True',
+        CROSSCHECK,
+    ),
+    Mutation(
+        "cross-check never raises",
+        "cross-check",
+        "src/irscore/crosscheck.py",
+        "    if len(bad):\n",
+        "    if False:\n",
+        CROSSCHECK,
+    ),
+    Mutation(
+        "cross-check tolerance 1e-3",
+        "cross-check",
+        "src/irscore/crosscheck.py",
+        "TOLERANCE = 1e-9",
+        "TOLERANCE = 1e-3",
+        CROSSCHECK,
+    ),
+    # measures
+    Mutation(
+        "AP over relevant retrieved",
+        "measures",
+        "src/irscore/measures/ap.py",
+        "    return safe_divide(total, r.num_rel)\n\n\n@per_ranking\ndef ap_running",
+        "    return safe_divide(total, r.num_rel_ret)\n\n\n@per_ranking\ndef ap_running",
+        MEASURES,
+    ),
+    Mutation(
+        "P@k over documents retrieved",
+        "measures",
+        "src/irscore/measures/precision.py",
+        'f"P_{k}": at_cutoff(r, r.cumrel, k) / k',
+        'f"P_{k}": at_cutoff(r, r.cumrel, k) / np.maximum(np.minimum(k, r.lengths), 1)',
+        MEASURES,
+    ),
+    Mutation(
+        "recip_rank off by one",
+        "measures",
+        "src/irscore/measures/precision.py",
+        "out[topics] = 1.0 / r.rank[rel_rows[first]]",
+        "out[topics] = 1.0 / (r.rank[rel_rows[first]] + 1)",
+        MEASURES,
+    ),
+    Mutation(
+        "nDCG discount log2(rank + 2)",
+        "measures",
+        "src/irscore/measures/dcg.py",
+        "values[rows] = gains_of(r.grade[rows], gain) / np.log2(r.rank[rows] + 1.0)",
+        "values[rows] = gains_of(r.grade[rows], gain) / np.log2(r.rank[rows] + 2.0)",
+        MEASURES,
+    ),
+    Mutation(
+        "interpolation: + 1.0, not + 0.9",
+        "measures",
+        "src/irscore/measures/interpolation.py",
+        "np.trunc(product + 0.9)",
+        "np.trunc(product + 1.0)",
+        MEASURES,
+    ),
+    # conventions
+    Mutation(
+        "reference ties by docno ascending",
+        "conventions",
+        EVALUATE,
+        "        tie = len(p.docnos) - 1 - p.run_doc[rows]\n",
+        "        tie = p.run_doc[rows]\n",
+        CONVENTIONS,
+    ),
+    Mutation(
+        "-J keeps negative grades",
+        "conventions",
+        EVALUATE,
+        "counted = counted[(r_grade[counted] != NOT_JUDGED) & (r_grade[counted] >= 0)]",
+        "counted = counted[r_grade[counted] != NOT_JUDGED]",
+        CONVENTIONS,
+    ),
+    Mutation(
+        "duplicates: keep the last",
+        "conventions",
+        EVALUATE,
+        "    _, first = np.unique(key, return_index=True)\n",
+        "    _, last = np.unique(key[::-1], return_index=True)\n    first = len(key) - 1 - last\n",
+        CONVENTIONS,
+    ),
+    Mutation(
+        "no-relevant topics never skipped",
+        "conventions",
+        EVALUATE,
+        'if c.no_relevant_topics == "skip":  # per-topic values',
+        "if False:  # per-topic values",
+        CONVENTIONS,
+    ),
+    # readers
+    Mutation(
+        "comment lines read as data",
+        "readers",
+        "src/irscore/trec.py",
+        'if not fields or fields[0].startswith("#"):',
+        "if not fields:",
+        READERS,
+    ),
+    Mutation(
+        "extra columns ignored",
+        "readers",
+        "src/irscore/trec.py",
+        "        if len(fields) != ncols:\n",
+        "        if len(fields) < ncols:\n",
+        READERS,
+    ),
+    Mutation(
+        "non-finite score accepted",
+        "readers",
+        "src/irscore/trec.py",
+        "    if not math.isfinite(float(fields[4])):\n",
+        "    if False:\n",
+        READERS,
+    ),
+    # statistics
+    Mutation(
+        "Holm not monotone",
+        "statistics",
+        "src/irscore/stats.py",
+        "np.maximum.accumulate(factors * p[order])",
+        "factors * p[order]",
+        STATS,
+    ),
+    Mutation(
+        "Wilcoxon permutation: > for >=",
+        "statistics",
+        "src/irscore/stats.py",
+        "np.count_nonzero(null >= r_plus))",
+        "np.count_nonzero(null > r_plus))",
+        STATS,
+    ),
+    Mutation(
+        "t-test with n degrees of freedom",
+        "statistics",
+        "src/irscore/stats.py",
+        "    df = float(n - 1)\n",
+        "    df = float(n)\n",
+        STATS,
+    ),
+    Mutation(
+        "bootstrap p = c / B",
+        "statistics",
+        "src/irscore/stats.py",
+        "p=(count + 1) / (B + 1),",
+        "p=count / B,",
+        STATS,
+    ),
+    Mutation(
+        "exact randomisation p = (c+1)/(N+1)",
+        "statistics",
+        "src/irscore/stats.py",
+        "        p = count / patterns\n",
+        "        p = (count + 1) / (patterns + 1)\n",
+        STATS,
+    ),
+]
+
+
+def copy_tree(workdir: Path) -> None:
+    """Every file git tracks, as it is in the working tree, under `workdir`."""
+    listed = subprocess.run(
+        ["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True
+    ).stdout
+    for name in listed.decode().split("\0"):
+        if name and (REPO / name).is_file():
+            (workdir / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, workdir / name)
+
+
+def run_tests(workdir: Path, tests: tuple[str, ...], timeout: int) -> tuple[int, float]:
+    """(pytest's exit status, seconds) of `tests` in the copy, stopping at the first failure."""
+    env = {**os.environ, "PYTHONPATH": str(workdir / "src"), "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(
+            command, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout
+        )
+        status = done.returncode
+    except subprocess.TimeoutExpired:
+        status = -1
+    return status, time.perf_counter() - start
+
+
+def apply(workdir: Path, mutation: Mutation, timeout: int) -> tuple[str, float]:
+    """The outcome of one mutation on the copy, which is restored afterwards."""
+    path = workdir / mutation.path
+    if not path.is_file():
+        return "stale", 0.0
+    original = path.read_text(encoding="utf-8")
+    if original.count(mutation.old) != 1:
+        return "stale", 0.0
+    path.write_text(original.replace(mutation.old, mutation.new), encoding="utf-8")
+    try:
+        status, seconds = run_tests(workdir, mutation.tests, timeout)
+    finally:
+        path.write_text(original, encoding="utf-8")
+    outcome = {0: "survived", 1: "killed", -1: "timeout"}.get(status, f"error ({status})")
+    return outcome, seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="run only these mutations (by name)")
+    parser.add_argument("--list", action="store_true", help="list the mutations and stop")
+    parser.add_argument("--timeout", type=int, default=900, help="seconds per mutation")
+    args = parser.parse_args()
+    chosen = [m for m in MUTATIONS if not args.only or m.name in args.only]
+    if args.list:
+        for m in chosen:
+            print(f"{m.name:36s} {m.area:12s} {m.path}")
+        return
+    with tempfile.TemporaryDirectory(prefix="irscore-mutations-") as scratch:
+        workdir = Path(scratch)
+        copy_tree(workdir)
+        baseline = tuple(sorted({test for m in chosen for test in m.tests}))
+        status, seconds = run_tests(workdir, baseline, args.timeout)
+        if status != 0:
+            sys.exit(f"the unmutated tests fail (pytest status {status}): fix them first")
+        print(f"unmutated: {len(baseline)} test files pass ({seconds:.0f} s)", flush=True)
+        print(f"{'mutation':36s} {'area':12s} {'outcome':10s} {'seconds':>7s}  file", flush=True)
+        outcomes = []
+        for m in chosen:
+            outcome, seconds = apply(workdir, m, args.timeout)
+            outcomes.append(outcome)
+            print(f"{m.name:36s} {m.area:12s} {outcome:10s} {seconds:7.0f}  {m.path}", flush=True)
+    counts = {o: outcomes.count(o) for o in dict.fromkeys(outcomes)}
+    print(", ".join(f"{n} {o}" for o, n in counts.items()) + f" of {len(outcomes)}")
+    sys.exit(0 if set(outcomes) == {"killed"} else 1)
+
+
+if __name__ == "__main__":
+    main()
