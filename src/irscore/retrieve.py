@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class RetrieverSpec:
     """One configured run (a `retrievers:` entry): model, its full params, the name of its
-    analyzer (an `analyzers:` entry), depth, scope and the format of the scores written."""
+    analyzer (an `analyzers:` entry), depth, scope, the format of the scores written, and
+    the number of query shards it is retrieved in (`irscore.shards`)."""
 
     model: str
     params: dict[str, Any] = field(default_factory=dict)
@@ -40,6 +41,7 @@ class RetrieverSpec:
     depth: int = DEFAULT_DEPTH
     scope: str = DEFAULT_SCOPE
     score_format: str = REPR
+    shards: int = 1
 
     def __post_init__(self) -> None:
         if self.model not in REGISTRY:
@@ -49,11 +51,13 @@ class RetrieverSpec:
             raise ValueError(f"analyzer must be the name of an analyzer, got {self.analyzer!r}")
         _check_depth_scope(self.depth, self.scope)
         _check_score_format(self.score_format)
+        if isinstance(self.shards, bool) or not isinstance(self.shards, int) or self.shards < 1:
+            raise ValueError(f"shards must be a positive integer, got {self.shards!r}")
 
     @classmethod
     def from_config(cls, name: str, config: Mapping[str, Any]) -> RetrieverSpec:
         """Validate a `retrievers.<name>` entry; unknown keys and params are errors naming them."""
-        known = ("model", "params", "analyzer", "depth", "scope", "score_format")
+        known = ("model", "params", "analyzer", "depth", "scope", "score_format", "shards")
         for key in config:
             if key not in known:
                 raise ValueError(
@@ -70,6 +74,7 @@ class RetrieverSpec:
                 depth=config.get("depth", DEFAULT_DEPTH),
                 scope=config.get("scope", DEFAULT_SCOPE),
                 score_format=config.get("score_format", REPR),
+                shards=config.get("shards", 1),
             )
         except ValueError as err:
             raise ValueError(f"retrievers.{name}: {err}") from None
@@ -96,15 +101,41 @@ def retrieve(
     lines at all; scope "all" ranks every document, so such a query gets an
     all-zero ranking. Exact score ties are kept.
     """
+    docnos, index = build_index(docs, analyzer)
+    return retrieve_indexed(
+        docnos, index, queries, analyzer, model, params, depth=depth, scope=scope, tag=tag
+    )
+
+
+def build_index(docs: pd.DataFrame, analyzer: Analyzer) -> tuple[np.ndarray, TermIndex]:
+    """The documents' ids and the index of their analyzed text, which every model scores."""
+    docnos = _unique_ids(docs, "docno")
+    records = docs.to_dict("records")
+    index = TermIndex.build([analyzer.tokens(analyzer.document_text(d)) for d in records])
+    return docnos, index
+
+
+def retrieve_indexed(
+    docnos: np.ndarray,
+    index: TermIndex,
+    queries: pd.DataFrame,
+    analyzer: Analyzer,
+    model: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    depth: int = DEFAULT_DEPTH,
+    scope: str = DEFAULT_SCOPE,
+    tag: str | None = None,
+) -> pd.DataFrame:
+    """`retrieve` on an index built beforehand (`build_index`): each query is scored
+    on its own against the whole collection, so any subset of the queries gets the
+    same lines as it does among all of them (what a sharded run relies on)."""
     retriever = make_retriever(model, params)
     _check_depth_scope(depth, scope)
     tag = model if tag is None else tag
     if not tag or any(c.isspace() for c in tag):
         raise ValueError(f"run tag {tag!r} must be non-empty without whitespace")
-    docnos = _unique_ids(docs, "docno")
     topics = _unique_ids(queries, "topic")
-    records = docs.to_dict("records")
-    index = TermIndex.build([analyzer.tokens(analyzer.document_text(d)) for d in records])
     query_tokens = [analyzer.tokens(text) for text in queries["text"]]
     scores = retriever.score(index, query_tokens)
     if not np.isfinite(scores).all():
@@ -148,26 +179,53 @@ def retrieve_to_files(
         tag=name,
     )
     write_lines_atomically(run, run_lines(frame, checked.score_format))
-    retrieved = set(frame["topic"])
+    content = run_manifest(
+        name,
+        checked,
+        chosen,
+        documents=len(doc_table),
+        lines=len(frame),
+        queries=list(query_table["topic"]),
+        retrieved=set(frame["topic"]),
+        inputs_sha256={Path(p).name: sha256_file(p) for p in (docs, queries)},
+    )
+    write_lines_atomically(manifest, [json.dumps(content, sort_keys=True, indent=2) + "\n"])
+    log.info("run %s: %s", name, json.dumps(content["counts"], sort_keys=True))
+    return content
+
+
+def run_manifest(
+    name: str,
+    checked: RetrieverSpec,
+    analyzer: Analyzer,
+    *,
+    documents: int,
+    lines: int,
+    queries: list[str],
+    retrieved: set[str],
+    inputs_sha256: dict[str, str],
+) -> dict[str, Any]:
+    """What a run's manifest records (`shards` only for a sharded run, so an unsharded
+    run's manifest is what it always was)."""
     content = {
-        "analyzer": {"name": checked.analyzer, **chosen.describe()},
+        "analyzer": {"name": checked.analyzer, **analyzer.describe()},
         "counts": {
-            "documents": len(doc_table),
-            "lines": len(frame),
-            "queries": len(query_table),
+            "documents": documents,
+            "lines": lines,
+            "queries": len(queries),
             "topics_with_lines": len(retrieved),
-            "topics_without_lines": sorted(set(query_table["topic"]) - retrieved),
+            "topics_without_lines": sorted(set(queries) - retrieved),
         },
         "depth": checked.depth,
-        "inputs_sha256": {Path(p).name: sha256_file(p) for p in (docs, queries)},
+        "inputs_sha256": inputs_sha256,
         "model": checked.model,
         "params": checked.params,
         "run": name,
         "scope": checked.scope,
         "score_format": checked.score_format,
     }
-    write_lines_atomically(manifest, [json.dumps(content, sort_keys=True, indent=2) + "\n"])
-    log.info("run %s: %s", name, json.dumps(content["counts"], sort_keys=True))
+    if checked.shards > 1:
+        content["shards"] = checked.shards
     return content
 
 

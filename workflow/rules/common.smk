@@ -56,7 +56,19 @@ def external_runs():
     return {name: path for name, path in (config.get("runs") or {}).items() if path}
 
 
-RETRIEVER_NAMES = _one_of(config["retrievers"])
+def shard_count(name):
+    """How many query shards the retriever `name` is retrieved in (1: one job)."""
+    return config["retrievers"][name].get("shards", 1)
+
+
+SHARDED = [name for name in config["retrievers"] if shard_count(name) > 1]
+RETRIEVER_NAMES = _one_of(name for name in config["retrievers"] if name not in SHARDED)
+SHARDED_NAMES = _one_of(SHARDED)
+INDEXED_ANALYZERS = _one_of(
+    dict.fromkeys(
+        config["retrievers"][name].get("analyzer", DEFAULT_ANALYZER) for name in SHARDED
+    )
+)
 EXTERNAL_NAMES = _one_of(external_runs())
 
 
@@ -110,6 +122,45 @@ def retriever_sources(wildcards):
         "retrievers/index.py",
         f"retrievers/{model}.py",
     )
+
+
+def shard_sources(wildcards):
+    """The modules a shard job depends on: a run's, and the sharding code."""
+    return retriever_sources(wildcards) + package_sources("shards.py")
+
+
+def index_sources(wildcards):
+    """The modules that build an index file."""
+    return package_sources(
+        "analysis.py",
+        "data.py",
+        "retrieve.py",
+        "shards.py",
+        "trec.py",
+        "logs.py",
+        "retrievers/index.py",
+    )
+
+
+def shard_index(wildcards):
+    """The index file a sharded run's jobs share: one per analyzer."""
+    name = config["retrievers"][wildcards.run].get("analyzer", DEFAULT_ANALYZER)
+    return f"results/index/{name}.pickle"
+
+
+def shard_files(kind):
+    """A function of the run wildcard: each shard's run (kind `run`) or summary (`json`)."""
+
+    def files(wildcards):
+        shards = range(shard_count(wildcards.run))
+        return expand(f"results/shards/{wildcards.run}/{{shard}}.{kind}", shard=shards)
+
+    return files
+
+
+def index_analyzer(wildcards):
+    """The config of the analyzer an index file is built with, as a params value."""
+    return canonical(config["analyzers"][wildcards.analyzer])
 
 
 def canonical(value):

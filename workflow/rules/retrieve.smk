@@ -27,6 +27,81 @@ rule retrieve:
         "../../scripts/retrieve.py"
 
 
+# A retriever with `shards: N`: the index built once per analyzer, N jobs each
+# retrieving a contiguous block of the queries, and their lines concatenated.
+rule index:
+    input:
+        docs="results/data/docs.jsonl",
+        code=index_sources,
+    output:
+        "results/index/{analyzer}.pickle",
+    log:
+        "results/logs/index/{analyzer}.log",
+    wildcard_constraints:
+        analyzer=INDEXED_ANALYZERS,
+    conda:
+        "../envs/irscore.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        analyzer=index_analyzer,
+    script:
+        "../../scripts/index.py"
+
+
+rule retrieve_shard:
+    input:
+        index=shard_index,
+        queries="results/data/queries.tsv",
+        code=shard_sources,
+    output:
+        run="results/shards/{run}/{shard}.run",
+        summary="results/shards/{run}/{shard}.json",
+    log:
+        "results/logs/retrieve_shard/{run}/{shard}.log",
+    wildcard_constraints:
+        run=SHARDED_NAMES,
+        shard="[0-9]+",
+    priority: plotted_first
+    conda:
+        "../envs/irscore.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        retriever=retriever_config,
+        analyzer=retriever_analyzer,
+    script:
+        "../../scripts/retrieve_shard.py"
+
+
+rule merge_shards:
+    input:
+        runs=shard_files("run"),
+        summaries=shard_files("json"),
+        queries="results/data/queries.tsv",
+        code=shard_sources,
+    output:
+        run="results/runs/{run}.run",
+        manifest="results/runs/{run}.manifest.json",
+    log:
+        "results/logs/merge_shards/{run}.log",
+    wildcard_constraints:
+        run=SHARDED_NAMES,
+    priority: plotted_first
+    conda:
+        "../envs/irscore.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        retriever=retriever_config,
+        analyzer=retriever_analyzer,
+    script:
+        "../../scripts/merge_shards.py"
+
+
 rule external_run:
     input:
         external_run_path,
