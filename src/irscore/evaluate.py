@@ -34,12 +34,31 @@ class DuplicateDocumentError(ValueError):
     """The same docno twice for one topic of a run (trec_eval refuses this too)."""
 
 
+class Labels:
+    """Sorted labels kept as one Arrow string array, so millions of docnos cost no Python
+    object each: an int index gives a str, an integer array an object array of str."""
+
+    def __init__(self, array: pa.Array):
+        self.array = array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, index):
+        if isinstance(index, int | np.integer):
+            return self.array[int(index)].as_py()
+        return self.array.take(pa.array(np.asarray(index))).to_numpy(zero_copy_only=False)
+
+    def __iter__(self):
+        return iter(self.array.to_pylist())
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A run and its qrels as integer codes, shared by every convention."""
 
     topics: np.ndarray
-    docnos: np.ndarray
+    docnos: Labels
     qrels_topic: np.ndarray
     qrels_grade: np.ndarray
     run_topic: np.ndarray
@@ -49,6 +68,7 @@ class Prepared:
     run_grade: np.ndarray
     has_duplicates: bool = False
     source: str = "run"
+    run_skipped: np.ndarray | None = None  # the run's lines without a record (trec.line_of)
     orders: dict = field(default_factory=dict, repr=False, compare=False)
     rankings: dict = field(default_factory=dict, repr=False, compare=False)
     grades: dict = field(default_factory=dict, repr=False, compare=False)
@@ -82,35 +102,63 @@ class Notes:
     not_computed: list[str] = field(default_factory=list)
 
 
-def prepare(qrels: pd.DataFrame, run: pd.DataFrame) -> Prepared:
-    """Factorise topics and docnos (sorted as byte strings) and look up each run row's grade."""
-    (q_topic, r_topic), topics = _shared_codes(qrels["topic"], run["topic"])
-    (q_doc, r_doc), docnos = _shared_codes(qrels["docno"], run["docno"])
-    nq = len(qrels)
+Frame = pd.DataFrame | trec.Records
+
+
+def prepare(qrels: Frame, run: Frame) -> Prepared:
+    """Factorise topics and docnos (sorted as byte strings) and look up each run row's grade.
+
+    Takes DataFrames (as `trec.read_run` gives) or the readers' `trec.Records`,
+    whose dictionary-encoded columns are recoded without a Python string per row.
+    """
+    (q_topic, r_topic), topics = _shared_codes(_labelled(qrels, "topic"), _labelled(run, "topic"))
+    (q_doc, r_doc), docnos = _shared_codes(_labelled(qrels, "docno"), _labelled(run, "docno"))
+    nq = len(q_topic)
     width = max(len(docnos), 1)
-    q_key = q_topic.astype(np.int64) * width + q_doc
+    q_key = q_topic * width + q_doc
     order = np.argsort(q_key, kind="stable")
     q_key_sorted = q_key[order]
-    r_key = r_topic.astype(np.int64) * width + r_doc
+    r_key = r_topic * width + r_doc
     pos = np.searchsorted(q_key_sorted, r_key)
     pos_clipped = np.minimum(pos, max(nq - 1, 0))
     found = (pos < nq) & (q_key_sorted[pos_clipped] == r_key) if nq else np.zeros(len(r_key), bool)
-    q_grade = qrels["grade"].to_numpy(dtype=np.int64)
+    q_grade = _numbers(qrels, "grade", np.int64)
     r_grade = np.full(len(r_key), NOT_JUDGED, dtype=np.int64)
     r_grade[found] = q_grade[order][pos_clipped[found]]
     return Prepared(
-        topics=np.asarray(topics, dtype=object),
-        docnos=np.asarray(docnos, dtype=object),
-        qrels_topic=q_topic.astype(np.int64),
+        topics=topics.to_numpy(zero_copy_only=False),
+        docnos=Labels(docnos),
+        qrels_topic=q_topic,
         qrels_grade=q_grade,
-        run_topic=r_topic.astype(np.int64),
-        run_doc=r_doc.astype(np.int64),
-        run_score=run["score"].to_numpy(dtype=np.float64),
-        run_rank=run["rank"].to_numpy(dtype=np.int64),
+        run_topic=r_topic,
+        run_doc=r_doc,
+        run_score=_numbers(run, "score", np.float64),
+        run_rank=_numbers(run, "rank", np.int64),
         run_grade=r_grade,
         has_duplicates=_has_repeats(r_key),
-        source=str(run.attrs.get("source", "run")),
+        source=run.source if isinstance(run, trec.Records) else str(run.attrs.get("source", "run")),
+        run_skipped=run.skipped if isinstance(run, trec.Records) else run.attrs.get("skipped"),
     )
+
+
+def _labelled(frame: Frame, column: str) -> tuple[np.ndarray, pa.Array]:
+    """A string column as int64 codes into an Arrow array of its distinct labels."""
+    if isinstance(frame, trec.Records):
+        array = frame.table[column].combine_chunks()
+        return array.indices.to_numpy(zero_copy_only=False).astype(np.int64), array.dictionary
+    series = frame[column]
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        codes, labels = series.cat.codes.to_numpy(), series.cat.categories
+    else:
+        codes, labels = pd.factorize(series)
+    return codes.astype(np.int64), pa.array(np.asarray(labels).astype(str), pa.string())
+
+
+def _numbers(frame: Frame, column: str, dtype: type) -> np.ndarray:
+    """A numeric column as a numpy array of `dtype`."""
+    if isinstance(frame, trec.Records):
+        return frame.table[column].to_numpy().astype(dtype, copy=False)
+    return frame[column].to_numpy(dtype=dtype)
 
 
 def _has_repeats(keys: np.ndarray) -> bool:
@@ -119,26 +167,25 @@ def _has_repeats(keys: np.ndarray) -> bool:
     return bool((ordered[1:] == ordered[:-1]).any())
 
 
-def _shared_codes(*columns: pd.Series) -> tuple[list[np.ndarray], np.ndarray]:
-    """Integer codes of several string columns over their sorted union of values.
+def _shared_codes(*parts: tuple[np.ndarray, pa.Array]) -> tuple[list[np.ndarray], pa.Array]:
+    """Codes of several labelled columns recoded into their sorted union of labels.
 
-    Categorical columns (the reader's dictionary-encoded topics and docnos)
-    are recoded through their categories, so the strings are sorted once per
-    distinct value, not once per row.
+    One hash pass over the columns' distinct labels (Arrow's dictionary
+    encoding) and one sort of the union, in byte order as trec_eval's strcmp:
+    work per distinct label, not per row.
     """
-    parts = []
-    for column in columns:
-        if isinstance(column.dtype, pd.CategoricalDtype):
-            parts.append((column.cat.codes.to_numpy(), np.asarray(column.cat.categories, object)))
-        else:
-            codes, uniques = pd.factorize(column)
-            parts.append((codes, np.asarray(uniques, dtype=object)))
-    union = np.unique(np.concatenate([uniques for _, uniques in parts]).astype(str))
+    labels = [part[1].cast(pa.string()) for part in parts]
+    union = pc.dictionary_encode(pa.concat_arrays(labels))
+    order = pc.sort_indices(union.dictionary).to_numpy()
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    label_codes = position[union.indices.to_numpy(zero_copy_only=False)]
+    bounds = np.cumsum([0, *(len(label) for label in labels)])
     recoded = [
-        np.searchsorted(union, uniques.astype(str))[codes].astype(np.int64)
-        for codes, uniques in parts
+        label_codes[start:end][codes]
+        for (codes, _), start, end in zip(parts, bounds[:-1], bounds[1:], strict=True)
     ]
-    return recoded, union.astype(object)
+    return recoded, union.dictionary.take(pa.array(order))
 
 
 def map_grades(grades: np.ndarray, mapping: str) -> np.ndarray:
@@ -497,15 +544,22 @@ def _cleared_by_trec_eval10(name: str) -> bool:
 
 
 def _check_duplicates(p: Prepared, rows: np.ndarray) -> None:
+    """A docno twice for one topic is an error naming the second occurrence's line."""
+    rows = np.sort(rows)
     key = p.run_topic[rows] * max(len(p.docnos), 1) + p.run_doc[rows]
-    uniq, counts = np.unique(key, return_counts=True)
-    if (counts > 1).any():
-        dup = uniq[counts > 1][0]
-        topic, doc = divmod(int(dup), max(len(p.docnos), 1))
-        raise DuplicateDocumentError(
-            f"{p.source}: document {p.docnos[doc]} appears more than once for topic "
-            f"{p.topics[topic]} (use duplicates=first to keep the first occurrence)"
-        )
+    order = np.argsort(key, kind="stable")
+    repeat = key[order][1:] == key[order][:-1]
+    if not repeat.any():
+        return
+    second = int(order[1:][repeat].min())
+    first = int(order[np.searchsorted(key[order], key[second])])
+    skipped = p.run_skipped if p.run_skipped is not None else np.zeros(0, np.int64)
+    raise DuplicateDocumentError(
+        f"{p.source}:{trec.line_of(skipped, int(rows[second]))}: document "
+        f"{p.docnos[int(p.run_doc[rows[second]])]} appears more than once for topic "
+        f"{p.topics[p.run_topic[rows[second]]]} (first on line "
+        f"{trec.line_of(skipped, int(rows[first]))}); --duplicates first keeps the first one"
+    )
 
 
 def evaluate_one(

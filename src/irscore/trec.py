@@ -1,40 +1,45 @@
-"""Strict readers and writers for TREC qrels and run files.
+"""Strict readers and writers for qrels and run files.
 
 A malformed line is never skipped: it raises `TrecFormatError` naming the
 file, the line number, the problem and the line itself. Blank lines and lines
 whose first non-blank character is `#` are comments. Topic ids and docnos stay
-strings. Valid files take a fast path through pandas' C parser; anything
-unusual falls back to a line-by-line reader, which is the authority on what
-is valid and produces the exact error.
+strings. Each input is read once, block by block (`irscore.streams`: files,
+`-`, pipes, gzip/bzip2/xz by content); a block goes through Arrow's
+multi-threaded CSV parser, comment lines cut out first, and only a block that
+Arrow refuses (or whose values fail a check) goes to the line-by-line reader,
+which is the authority on what is valid and produces the exact error.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import lzma
 import math
 import os
 import re
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
+
+from irscore import formats, streams
+from irscore.formats import Layout
 
 QRELS_COLUMNS = ["topic", "docno", "grade"]
 RUN_COLUMNS = ["topic", "docno", "rank", "score", "tag"]
 
-_COMMENT = re.compile(rb"(?:^|\n)[ \t\r\f\v]*#")
 _GRADE = re.compile(r"[+-]?[0-9]{1,15}")
-# A digit, `_`, a digit; written literal-first, so the regex engine skips ahead to each
-# `_` (16x faster on a 10 MB run whose tag has one on every line).
-_UNDERSCORE = re.compile(rb"_(?<=[0-9]_)[0-9]")
-_ASCII_SPACE = re.compile(r"[ \t\r\f\v]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_LABEL = pa.dictionary(pa.int32(), pa.string())
+_BOM = b"\xef\xbb\xbf"
 
 
 class TrecFormatError(ValueError):
@@ -50,58 +55,71 @@ class TrecFormatError(ValueError):
         super().__init__(f"{where}: {problem}{quoted}")
 
 
-def read_qrels(path: str | os.PathLike) -> pd.DataFrame:
-    """Read `topic iteration docno grade` lines into columns topic, docno, grade (int64).
+@dataclass
+class Records:
+    """A parsed file: one row per data line, strings dictionary-encoded (int32 codes).
+
+    `skipped` holds the line numbers of lines without a record (blank lines,
+    comments, a header), so a row's line number costs nothing until asked.
+    """
+
+    table: pa.Table
+    source: str
+    layout: Layout
+    skipped: np.ndarray
+    compression: str | None = None
+
+    def line_of(self, row: int) -> int:
+        """The 1-based line number of record `row` (0-based)."""
+        return line_of(self.skipped, row)
+
+    def describe(self) -> str:
+        """What was read, for --verbose."""
+        packed = f", {self.compression}-compressed" if self.compression else ""
+        return f"{self.source}: {self.layout.describe()}{packed}, {self.table.num_rows} records"
+
+    def frame(self) -> pd.DataFrame:
+        """The records as a DataFrame (topics, docnos and tags as categoricals)."""
+        frame = self.table.to_pandas()
+        frame.attrs.update(source=self.source, skipped=self.skipped)
+        return frame
+
+
+def line_of(skipped: np.ndarray, row: int) -> int:
+    """The line number of record `row` (0-based) of a file whose lines `skipped` hold none."""
+    before = np.asarray(skipped, dtype=np.int64) - np.arange(1, len(skipped) + 1)
+    return row + 1 + int(np.searchsorted(before, row, side="right"))
+
+
+def read_qrels(path: str | os.PathLike, fmt: str = "auto") -> pd.DataFrame:
+    """Read `topic iteration docno grade` lines (or CSV/TSV `qid,docno,grade`) into
+    columns topic, docno, grade (int64).
 
     A docno judged twice for one topic is an error (trec_eval refuses it too).
     """
-    frame = _fast_columns(path, 4, {})
-    if frame is not None and not frame[3].str.fullmatch(_GRADE.pattern).all():
-        frame = None
-    if frame is None:
-        frame = _slow_columns(path, 4, _check_qrels_fields)
-    qrels = pd.DataFrame(
-        {
-            "topic": frame[0],
-            "docno": frame[2],
-            "grade": np.asarray(frame[3].to_numpy(), dtype=np.int64),
-        }
-    )
-    duplicated = qrels.duplicated(["topic", "docno"])
-    if duplicated.any():
-        row = int(np.flatnonzero(duplicated.to_numpy())[0])
-        topic, docno = qrels.at[row, "topic"], qrels.at[row, "docno"]
-        line_no, line = _line_of_record(path, row)
-        raise TrecFormatError(
-            path, line_no, f"document {docno} is judged twice for topic {topic}", line
-        )
-    qrels.attrs["source"] = str(path)
-    return qrels
+    return read_qrels_records(path, fmt).frame()
 
 
-def read_run(path: str | os.PathLike) -> pd.DataFrame:
-    """Read `topic Q0 docno rank score tag` lines, in file order.
+def read_run(path: str | os.PathLike, fmt: str = "auto") -> pd.DataFrame:
+    """Read `topic Q0 docno rank score tag` lines (or CSV/TSV/list), in file order.
 
     Columns: topic, docno, rank (int64; a whole number, `3.0` allowed since
     trec_eval ignores the column), score (float64, finite), tag. The row
-    position is the file order, which the `file_order` tie-break uses.
+    position is the file order, which the `file_order` tie-break uses. A file
+    without scores gets score = -rank; one without ranks (or tags) gets each
+    topic's rows numbered in file order (and the file's name as the tag).
     """
-    frame = _fast_columns(path, 6, {3: np.float64, 4: np.float64})
-    if frame is not None and not (_whole(frame[3]) and np.isfinite(frame[4].to_numpy()).all()):
-        frame = None
-    if frame is None:
-        frame = _slow_columns(path, 6, _check_run_fields)
-    run = pd.DataFrame(
-        {
-            "topic": frame[0],
-            "docno": frame[2],
-            "rank": np.asarray(frame[3].to_numpy(), dtype=np.float64).astype(np.int64),
-            "score": np.asarray(frame[4].to_numpy(), dtype=np.float64),
-            "tag": frame[5],
-        }
-    )
-    run.attrs["source"] = str(path)
-    return run
+    return read_run_records(path, fmt).frame()
+
+
+def read_qrels_records(path: str | os.PathLike, fmt: str = "auto") -> Records:
+    """`read_qrels` without pandas: the Arrow table and where each record came from."""
+    return _read(path, "qrels", fmt)
+
+
+def read_run_records(path: str | os.PathLike, fmt: str = "auto") -> Records:
+    """`read_run` without pandas: the Arrow table and where each record came from."""
+    return _read(path, "run", fmt)
 
 
 def write_run(path: str | os.PathLike, run: pd.DataFrame) -> None:
@@ -128,9 +146,9 @@ def write_qrels(path: str | os.PathLike, qrels: pd.DataFrame) -> None:
 
 
 def copy_checked_run(source: str | os.PathLike, target: str | os.PathLike) -> None:
-    """Copy a run file byte for byte after reading it strictly (a bad line stops the copy)."""
-    read_run(source)
-    write_lines_atomically(target, [Path(source).read_text(encoding="utf-8")])
+    """Read a run strictly in any format `read_run` knows (a bad line stops the copy)
+    and write it as a TREC run."""
+    write_run(target, read_run(source))
 
 
 def float_text(value: float) -> str:
@@ -167,128 +185,268 @@ def _umask() -> int:
     return current
 
 
-def _fast_columns(
-    path: str | os.PathLike, ncols: int, numeric: dict[int, type]
-) -> pd.DataFrame | None:
-    """Parse a well-formed file in C; None when anything needs the careful reader.
+def _read(path: str | os.PathLike, role: str, fmt: str) -> Records:
+    """Parse a whole input block by block into the role's canonical columns."""
+    name = streams.display_name(path)
+    parser = _Parser(name, role, fmt)
+    with streams.open_input(path) as (stream, compression):
+        try:
+            for block in streams.blocks(stream):
+                parser.feed(block)
+        except (OSError, EOFError, lzma.LZMAError, zlib.error) as err:
+            if compression is None:
+                raise
+            raise TrecFormatError(name, 0, f"not a valid {compression} stream ({err})") from None
+    return parser.records(compression)
 
-    Files separated by single spaces go through Arrow's multi-threaded reader,
-    with topics and docnos dictionary-encoded (pandas categoricals); other
-    spacing through pandas' C parser, where one spare column catches lines
-    with too many fields. A value that does not convert, a comment, or an
-    underscore inside a number sends the file to the careful reader.
-    """
-    data = Path(path).read_bytes()
-    if (
-        (b"#" in data and _COMMENT.search(data))
-        or (b"_" in data and _UNDERSCORE.search(data))
-        or b"\x0b" in data
-        or b"\x0c" in data
-        or (b"\r" in data and data.count(b"\r") != data.count(b"\r\n"))
-    ):
+
+class _Parser:
+    """Turns blocks of whole lines into Arrow tables of raw fields, remembering skipped lines."""
+
+    def __init__(self, name: str, role: str, fmt: str):
+        self.name, self.role, self.fmt = name, role, fmt
+        self.layout: Layout | None = None
+        self.lines = 0  # lines before the current block
+        self.offset = 0  # bytes before the current block
+        self.skipped: list[np.ndarray] = []
+        self.tables: list[pa.Table] = []
+
+    def feed(self, block: bytes) -> None:
+        """Parse one block of whole lines."""
+        newlines = block.count(b"\n")
+        start = len(_BOM) if self.offset == 0 and block.startswith(_BOM) else 0
+        if self.layout is None:
+            start = self._detect(block, start)
+        if self.layout is not None and start < len(block):
+            data = block[start:] if start else block
+            before = block.count(b"\n", 0, start)
+            first_line = self.lines + 1 + before
+            lines = newlines - before + (not block.endswith(b"\n"))
+            fast = _fast_columns(data, self.layout, lines)
+            if fast is None:
+                table, skipped = self._slow_block(data, first_line, self.offset + start)
+            else:
+                table, skipped = fast[0], fast[1] + first_line
+            if self.role == "run":  # the Q0 column, checked, is not kept
+                table = table.drop_columns([c for c in table.column_names if c.startswith("_")])
+            self.tables.append(table)
+            self.skipped.append(skipped)
+        self.lines += newlines
+        self.offset += len(block)
+
+    def _detect(self, block: bytes, position: int) -> int:
+        """Fix the layout from the first data line; returns where the records start
+        (after a header line, which counts as skipped)."""
+        line_no = self.lines
+        while position < len(block):
+            end = block.find(b"\n", position)
+            end = len(block) if end < 0 else end + 1
+            line_no += 1
+            raw = block[position:end].rstrip(b"\r\n")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise _utf8_error(self.name, line_no, raw, err, self.offset + position) from None
+            stripped = text.strip(" \t\r\f\v")
+            if not stripped or stripped.startswith("#"):
+                self.skipped.append(np.array([line_no], dtype=np.int64))
+                position = end
+                continue
+            try:
+                self.layout = formats.detect(text, self.role, self.fmt)
+            except formats.FormatError as err:
+                raise TrecFormatError(self.name, line_no, str(err), text) from None
+            if self.layout.header:
+                self.skipped.append(np.array([line_no], dtype=np.int64))
+                return end
+            return position
+        return position
+
+    def _slow_block(self, data: bytes, first_line: int, offset: int) -> tuple[pa.Table, np.ndarray]:
+        """The careful reader: every line of the block checked, the first bad one raised."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            line_start = data.rfind(b"\n", 0, err.start) + 1
+            line_end = data.find(b"\n", err.start)
+            raw = data[line_start : len(data) if line_end < 0 else line_end].rstrip(b"\r")
+            moved = UnicodeDecodeError(
+                err.encoding, raw, err.start - line_start, err.end - line_start, err.reason
+            )
+            line_no = first_line + data.count(b"\n", 0, err.start)
+            raise _utf8_error(self.name, line_no, raw, moved, offset + line_start) from None
+        return _slow_columns(text, first_line, self.layout, self.name)
+
+    def records(self, compression: str | None) -> Records:
+        """Everything fed so far as one table of the role's canonical columns."""
+        layout = self.layout or formats.detect(None, self.role)
+        skipped = np.sort(np.concatenate([np.zeros(0, np.int64), *self.skipped]))
+        if self.tables:
+            raw = pa.concat_tables(self.tables).unify_dictionaries().combine_chunks()
+        else:
+            raw = pa.table(
+                {_field(layout, i): pa.array([], _LABEL) for i in range(len(layout.columns))}
+            )
+        if self.role == "qrels":
+            _check_unique_judgments(raw, layout, skipped, self.name)
+        table = _canonical(raw, layout, self.role, self.name)
+        return Records(table, self.name, layout, skipped, compression)
+
+
+def _field(layout: Layout, i: int) -> str:
+    """The Arrow column name of field i: its canonical name, or `_i` when it is ignored."""
+    return layout.columns[i] or f"_{i}"
+
+
+def _fast_columns(data: bytes, layout: Layout, lines: int) -> tuple[pa.Table, np.ndarray] | None:
+    """Arrow's parser on a block of `lines` lines whose fields are split by single
+    delimiters; comment lines cut out first. Returns the raw table and the 0-based
+    indices of lines without a record, or None when anything needs the careful reader."""
+    if b"\x0b" in data or b"\x0c" in data:
         return None
-    if _single_spaced(data):
-        return _arrow_columns(data, ncols, numeric)
-    dtypes: dict[int, Any] = dict.fromkeys(range(ncols + 1), str)
-    dtypes.update(numeric)
-    try:
-        frame = pd.read_csv(
-            io.BytesIO(data),
-            sep=r"\s+",
-            header=None,
-            names=list(range(ncols + 1)),
-            dtype=dtypes,
-            na_filter=False,
-            engine="c",
-            encoding="utf-8",
-            skip_blank_lines=True,
-            quoting=3,  # csv.QUOTE_NONE: quotes are ordinary characters in TREC files
-        )
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OverflowError):
+    returns = data.count(b"\r")
+    if returns and returns != data.count(b"\r\n"):
         return None
-    if len(frame) and ((frame[ncols] != "").any() or (frame[ncols - 1] == "").any()):
-        return None
-    return frame
-
-
-def _single_spaced(data: bytes) -> bool:
-    """True when no byte but a space can separate fields and lines end in a bare newline.
-
-    (Vertical tabs and form feeds never reach here: they go to the careful reader.)
-
-    Double or leading spaces need no check here: they make empty fields, so
-    the column count is wrong and Arrow refuses the file.
-    """
-    return not any(byte in data for byte in (b"\t", b"\r"))
-
-
-def _arrow_columns(data: bytes, ncols: int, numeric: dict[int, type]) -> pd.DataFrame | None:
-    """Arrow's CSV reader on a single-spaced file; None on any parse or conversion error."""
-    names = [str(i) for i in range(ncols)]
-    types = {str(i): pa.dictionary(pa.int32(), pa.string()) for i in range(ncols)}
-    types.update({str(i): pa.from_numpy_dtype(t) for i, t in numeric.items()})
+    delimiter = layout.delimiter
+    if delimiter is None:
+        delimiter = " "
+        if b"\t" in data:
+            if b" " in data:
+                return None
+            delimiter = "\t"
+    elif b" " in data:
+        return None  # CSV/TSV fields are trimmed of spaces; the careful reader does that
+    original = data
+    data, comments = _cut_comments(data)
+    names = [_field(layout, i) for i in range(len(layout.columns))]
+    types = {name: _LABEL for name in names}
+    types.update({c: pa.float64() for c in ("rank", "score") if c in names})
     try:
         table = pa_csv.read_csv(
             io.BytesIO(data),
             read_options=pa_csv.ReadOptions(column_names=names),
-            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
+            parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False),
             convert_options=pa_csv.ConvertOptions(
                 column_types=types, strings_can_be_null=False, quoted_strings_can_be_null=False
             ),
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    frame = table.to_pandas()
-    frame.columns = range(ncols)
-    return frame
+    if not _plausible(table):
+        return None
+    if table.num_rows + len(comments) == lines:
+        return table, np.array(comments, dtype=np.int64)
+    # Some lines were blank: find them (in the block as it was, comments and all).
+    blanks = _blank_lines(original)
+    return table, np.array(sorted(comments + blanks), dtype=np.int64)
 
 
-def _whole(column: pd.Series) -> bool:
+def _cut_comments(data: bytes) -> tuple[bytes, list[int]]:
+    """The block without its comment lines (first byte `#`), and their 0-based line
+    indices. A scan for the rare `#` byte: nothing to do in most files."""
+    found, starts = data.find(b"#"), []
+    while found >= 0:
+        if found == 0 or data[found - 1] == 10:  # a `#` that starts a line
+            starts.append(found)
+        found = data.find(b"#", found + 1)
+    if not starts:
+        return data, []
+    indices, pieces, line, counted, kept = [], [], 0, 0, 0
+    for start in starts:
+        line += data.count(b"\n", counted, start)
+        counted = start
+        indices.append(line)
+        end = data.find(b"\n", start)
+        pieces.append(data[kept:start])
+        kept = len(data) if end < 0 else end + 1
+    pieces.append(data[kept:])
+    return b"".join(pieces), indices
+
+
+def _blank_lines(data: bytes) -> list[int]:
+    """The 0-based indices of a block's blank lines (`\\n` or `\\r\\n` alone): Arrow skips them."""
+    starts = [0] if data[:1] == b"\n" or data.startswith(b"\r\n") else []
+    for pattern in (b"\n\n", b"\n\r\n"):
+        found = data.find(pattern)
+        while found >= 0:
+            starts.append(found + 1)
+            found = data.find(pattern, found + 1)
+    starts.sort()
+    indices, line, counted = [], 0, 0
+    for start in starts:
+        line += data.count(b"\n", counted, start)
+        counted = start
+        indices.append(line)
+    return indices
+
+
+def _plausible(table: pa.Table) -> bool:
+    """True when no field is empty and every number is finite (rank: whole) and every
+    grade an integer of at most 15 digits: the careful reader would accept every line."""
+    for name in table.column_names:
+        for chunk in table[name].chunks:
+            if pa.types.is_dictionary(chunk.type):
+                labels = chunk.dictionary
+                if pc.any(pc.equal(pc.binary_length(labels), 0)).as_py():
+                    return False
+                if name == "grade" and not all(_GRADE.fullmatch(g) for g in labels.to_pylist()):
+                    return False
+                continue
+            values = chunk.to_numpy(zero_copy_only=False)
+            if chunk.null_count or not np.isfinite(values).all():
+                return False
+            if name == "rank" and not _whole(values):
+                return False
+    return True
+
+
+def _whole(values: np.ndarray) -> bool:
     """True when every value is a whole number that int64 holds exactly."""
-    values = column.to_numpy(dtype=np.float64)
-    return bool((np.isfinite(values) & (np.floor(values) == values)).all()) and bool(
-        (np.abs(values) < 2.0**53).all()
-    )
+    return bool(((np.floor(values) == values) & (np.abs(values) < 2.0**53)).all())
 
 
-def _data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
-    """Yield (line number, line, fields) for every non-blank, non-comment line."""
-    data = Path(path).read_bytes()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line_no = data.count(b"\n", 0, err.start) + 1
-        start = data.rfind(b"\n", 0, err.start) + 1
-        end = data.find(b"\n", err.start)
-        line = data[start : len(data) if end < 0 else end].decode("utf-8", "backslashreplace")
-        raise TrecFormatError(path, line_no, "not valid UTF-8", line) from None
-    for line_no, raw in enumerate(text.split("\n"), start=1):
+def _slow_columns(
+    text: str, first_line: int, layout: Layout, name: str
+) -> tuple[pa.Table, np.ndarray]:
+    """Split and check every line; raise at the first bad one."""
+    width = len(layout.columns)
+    columns: list[list] = [[] for _ in range(width)]
+    checks = [_CHECKS.get(c) for c in layout.columns]
+    skipped = []
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for index, raw in enumerate(lines):
         line = raw.rstrip("\r")
-        fields = _ASCII_SPACE.split(line.strip(" \t\r\f\v"))
-        fields = [] if fields == [""] else fields
-        if not fields or fields[0].startswith("#"):
+        fields = formats.split(line, layout.delimiter)
+        if not "".join(fields).strip(" \t\r\f\v") or fields[0].lstrip(" \t\f\v").startswith("#"):
+            skipped.append(first_line + index)
             continue
-        yield line_no, line, fields
-
-
-def _slow_columns(path: str | os.PathLike, ncols: int, check) -> pd.DataFrame:
-    """Line-by-line reader: validates every line and raises at the first bad one."""
-    rows = []
-    for line_no, line, fields in _data_lines(path):
-        if len(fields) != ncols:
+        if len(fields) != width:
             raise TrecFormatError(
-                path, line_no, f"expected {ncols} columns, found {len(fields)}", line
+                name, first_line + index, f"expected {width} columns, found {len(fields)}", line
             )
-        problem = check(fields)
-        if problem:
-            raise TrecFormatError(path, line_no, problem, line)
-        rows.append(fields)
-    return pd.DataFrame(rows, columns=list(range(ncols)), dtype=object)
+        for column, check, value in zip(columns, checks, fields, strict=True):
+            problem = check(value) if check else (None if value else "a field is empty")
+            if problem:
+                raise TrecFormatError(name, first_line + index, problem, line)
+            column.append(value)
+    table = pa.table(
+        {
+            _field(layout, i): (
+                pa.array([float(v) for v in values], pa.float64())
+                if layout.columns[i] in ("rank", "score")
+                else pa.array(values, pa.string()).dictionary_encode()
+            )
+            for i, values in enumerate(columns)
+        }
+    )
+    return table, np.array(skipped, dtype=np.int64)
 
 
-def _check_qrels_fields(fields: list[str]) -> str | None:
-    if not _GRADE.fullmatch(fields[3]):
-        return f"grade {fields[3]!r} is not an integer of at most 15 digits"
+def _check_grade(value: str) -> str | None:
+    if not _GRADE.fullmatch(value):
+        return f"grade {value!r} is not an integer of at most 15 digits"
     return None
 
 
@@ -296,19 +454,118 @@ def _is_whole(value: float) -> bool:
     return math.isfinite(value) and value.is_integer() and abs(value) < 2.0**53
 
 
-def _check_run_fields(fields: list[str]) -> str | None:
-    if not _DECIMAL.fullmatch(fields[3]) or not _is_whole(float(fields[3])):
-        return f"rank {fields[3]!r} is not a whole number"
-    if not _DECIMAL.fullmatch(fields[4]):
-        return f"score {fields[4]!r} is not a finite decimal number"
-    if not math.isfinite(float(fields[4])):
-        return f"score {fields[4]!r} is not a finite number"
+def _check_rank(value: str) -> str | None:
+    if not _DECIMAL.fullmatch(value) or not _is_whole(float(value)):
+        return f"rank {value!r} is not a whole number"
     return None
 
 
-def _line_of_record(path: str | os.PathLike, record: int) -> tuple[int, str]:
-    """The line number and text of the record-th data line (0-based) of a file."""
-    for index, (line_no, line, _fields) in enumerate(_data_lines(path)):
-        if index == record:
-            return line_no, line
-    return 0, ""
+def _check_score(value: str) -> str | None:
+    if not _DECIMAL.fullmatch(value):
+        return f"score {value!r} is not a finite decimal number"
+    if not math.isfinite(float(value)):
+        return f"score {value!r} is not a finite number"
+    return None
+
+
+_CHECKS = {"grade": _check_grade, "rank": _check_rank, "score": _check_score}
+
+
+def _utf8_error(
+    name: str, line_no: int, raw: bytes, err: UnicodeDecodeError, offset: int
+) -> TrecFormatError:
+    """Bytes that are not UTF-8: the line, the bad byte and its offset in the file,
+    and the start of the line with the bad bytes escaped (never a dump)."""
+    bad = raw[err.start : err.start + 1].hex()
+    problem = (
+        f"not valid UTF-8: byte 0x{bad} at byte offset {offset + err.start} "
+        f"(column {err.start + 1})"
+    )
+    shown = raw[:80].decode("utf-8", "backslashreplace") + ("..." if len(raw) > 80 else "")
+    return TrecFormatError(name, line_no, problem, shown)
+
+
+def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
+    """The int32 codes and the labels of a single-chunk dictionary column."""
+    array = column.chunk(0)
+    return array.indices.to_numpy(zero_copy_only=False), array.dictionary.to_pylist()
+
+
+def _check_unique_judgments(raw: pa.Table, layout: Layout, skipped: np.ndarray, name: str) -> None:
+    """A docno judged twice for one topic is an error naming the second judgment's line."""
+    if raw.num_rows < 2:
+        return
+    topic = raw["topic"].chunk(0).indices.to_numpy().astype(np.int64)
+    doc = raw["docno"].chunk(0).indices.to_numpy().astype(np.int64)
+    key = topic * max(len(raw["docno"].chunk(0).dictionary), 1) + doc
+    order = np.argsort(key, kind="stable")
+    repeat = key[order][1:] == key[order][:-1]
+    if not repeat.any():
+        return
+    row = int(order[1:][repeat].min())
+    first = int(order[np.flatnonzero(key[order] == key[row])[0]])
+    fields = [str(raw[_field(layout, i)][row]) for i in range(len(layout.columns))]
+    line = (layout.delimiter or " ").join(fields)
+    topic_name, docno = fields[layout.columns.index("topic")], fields[layout.columns.index("docno")]
+    raise TrecFormatError(
+        name,
+        line_of(skipped, row),
+        f"document {docno} is judged twice for topic {topic_name} "
+        f"(first on line {line_of(skipped, first)})",
+        line,
+    )
+
+
+def _canonical(raw: pa.Table, layout: Layout, role: str, name: str) -> pa.Table:
+    """The role's columns from the raw fields: grades as int64; a run's missing rank,
+    score or tag made up (rank: file order within the topic; score: -rank; tag: file name)."""
+    n = raw.num_rows
+    if role == "qrels":
+        codes, labels = _labels(raw["grade"]) if n else (np.zeros(0, np.int32), [])
+        grade = np.array([int(g) for g in labels], dtype=np.int64)[codes] if n else codes
+        return pa.table(
+            {"topic": raw["topic"], "docno": raw["docno"], "grade": pa.array(grade, pa.int64())}
+        )
+    names = set(raw.column_names)
+    if "rank" in names:
+        rank = raw["rank"].to_numpy().astype(np.int64)
+    else:
+        rank = _position_in_topic(raw["topic"]) + 1
+    score = raw["score"].to_numpy() if "score" in names else -rank.astype(np.float64)
+    if "tag" in names:
+        tag = raw["tag"]
+    else:
+        tag = pa.DictionaryArray.from_arrays(
+            pa.array(np.zeros(n, np.int32)), pa.array([_tag_of(name)])
+        )
+    return pa.table(
+        {
+            "topic": raw["topic"],
+            "docno": raw["docno"],
+            "rank": pa.array(rank, pa.int64()),
+            "score": pa.array(np.asarray(score, np.float64), pa.float64()),
+            "tag": tag,
+        }
+    )
+
+
+def _position_in_topic(topic: pa.ChunkedArray) -> np.ndarray:
+    """Each row's 0-based position among its topic's rows, in file order."""
+    if len(topic) == 0:
+        return np.zeros(0, np.int64)
+    codes = topic.chunk(0).indices.to_numpy().astype(np.int64)
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    starts = np.r_[0, np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1]
+    position = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
+    out = np.empty(len(codes), np.int64)
+    out[order] = position
+    return out
+
+
+def _tag_of(name: str) -> str:
+    """A run's tag when the file has none: its file name without the format's suffixes."""
+    stem = Path(name).name
+    for suffix in (".gz", ".bz2", ".xz", ".csv", ".tsv", ".txt", ".run", ".list"):
+        stem = stem.removesuffix(suffix)
+    return stem or "run"

@@ -57,6 +57,40 @@ def add_convention_flags(parser: argparse.ArgumentParser, grades_flag: str = "--
     )
 
 
+def add_input_flags(parser: argparse.ArgumentParser) -> None:
+    """How to read the qrels and runs: their formats (detected unless named) and --verbose."""
+    from irscore.formats import QRELS_FORMATS, RUN_FORMATS
+
+    parser.add_argument(
+        "--qrels-format",
+        choices=QRELS_FORMATS,
+        default="auto",
+        help="TREC, or CSV/TSV qid,docno,grade (default: detected from the first line)",
+    )
+    parser.add_argument(
+        "--run-format",
+        choices=RUN_FORMATS,
+        default="auto",
+        help="TREC, CSV/TSV qid,docno,score (or a header naming rank), or a bare "
+        "`qid docno` list in ranked order (default: detected from the first line)",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="say how each input was read, on stderr"
+    )
+
+
+def read_inputs(args: argparse.Namespace, qrels_path: str, run_paths: list[str]):
+    """The qrels and runs as `trec.Records`, each file read once; described under --verbose."""
+    from irscore import trec
+
+    qrels = trec.read_qrels_records(qrels_path, args.qrels_format)
+    runs = [trec.read_run_records(path, args.run_format) for path in run_paths]
+    if args.verbose:
+        for records in (qrels, *runs):
+            print(f"irscore: {records.describe()}", file=sys.stderr)
+    return qrels, runs
+
+
 def convention_from_args(args: argparse.Namespace) -> Convention:
     """The convention the flags describe; unchanged flags keep the reference values."""
     changes = {

@@ -8,10 +8,12 @@ from collections.abc import Sequence
 from irscore.cli.common import (
     UsageError,
     add_convention_flags,
+    add_input_flags,
     check_alpha,
     convention_from_args,
     matplotlib_config_dir,
     note_not_computed,
+    read_inputs,
 )
 
 # irscore.stats.TESTS and CORRECTIONS, spelled out so that the parser does not load
@@ -59,6 +61,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "distributions of the first measure's mean difference (.png/.svg)",
     )
     add_convention_flags(parser)
+    add_input_flags(parser)
     return parser
 
 
@@ -82,9 +85,8 @@ def run(args: argparse.Namespace) -> str:
     check_alpha(args.alpha)
     if args.B is not None and args.B < 1:
         raise UsageError(f"--B takes a positive number of resamples, got {args.B}")
-    qrels = trec.read_qrels(args.qrels)
-    runs = [trec.read_run(path) for path in args.runs]
-    names = run_names(args.runs, [str(r["tag"].iloc[0]) if len(r) else "" for r in runs])
+    qrels, runs = read_inputs(args, args.qrels, args.runs)
+    names = run_names(args.runs, [str(r.table["tag"][0]) if len(r.table) else "" for r in runs])
     scored = score_runs(qrels, list(zip(names, runs, strict=True)), spec, convention)
     table, checks, measures = scored.table, scored.checks, scored.measures
     note_not_computed(scored.not_computed, convention)

@@ -8,8 +8,10 @@ import sys
 from irscore.cli.common import (
     UsageError,
     add_convention_flags,
+    add_input_flags,
     convention_from_args,
     note_not_computed,
+    read_inputs,
     trec_eval_version,
 )
 
@@ -30,6 +32,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument("--format", choices=("trec", "tsv", "json"), default="trec")
     add_convention_flags(parser)
+    add_input_flags(parser)
     return parser
 
 
@@ -47,18 +50,17 @@ def run(args: argparse.Namespace) -> str:
     if args.M is not None and args.M < 1:
         raise UsageError(f"-M takes a positive number of documents, got {args.M}")
     convention = convention_from_args(args)
-    qrels = trec.read_qrels(args.qrels)
+    qrels, runs = read_inputs(args, args.qrels, args.runs)
     out: list[str] = []
     tables = []
     not_computed: list[str] = []
-    for path in args.runs:
-        run = trec.read_run(path)
+    for path, run in zip(args.runs, runs, strict=True):
         prepared = prepare(qrels, run)
         values, topics, means, notes = evaluate_one(prepared, convention, spec)
         not_computed += notes.not_computed
         if len(topics) == 0:
             raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
-        runid = str(run["tag"].iloc[-1])
+        runid = run.table["tag"][-1].as_py()
         table = long_table(runid, convention, values, topics, means)
         tables.append(table)
         if args.format == "trec":
