@@ -136,3 +136,19 @@ def test_conventions_with_the_same_values_get_the_same_tests():
         # mean of b - a: (0.2 + 0.05 + 0.05 - 0.1) / 4 = 0.05, negated when swapped
         assert result.loc[("reference", test), "diff"] == pytest.approx(0.05)
         assert swapped["diff"] == pytest.approx(-0.05)
+
+
+def test_an_undefined_measure_concludes_n_a_and_flips_nothing():
+    from irscore.audit import _conclusion, conclusion_flips
+
+    assert _conclusion("a", "b", float("nan"), False) == "n/a"
+    assert _conclusion("a", "b", 0.0, False) == "a = b"
+    assert _conclusion("a", "b", 0.1, True) == "b > a"
+    rows = [
+        ("reference", "m", "a", "b", "t", 0.01, "b > a"),
+        ("undefined", "m", "a", "b", "t", float("nan"), "n/a"),
+        ("swapped", "m", "a", "b", "t", 0.5, "a > b (n.s.)"),
+    ]
+    columns = ["convention", "measure", "run_a", "run_b", "test", "p_adjusted", "conclusion"]
+    flips = conclusion_flips(pd.DataFrame(rows, columns=columns))
+    assert list(flips["convention"]) == ["swapped"]

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
+
+import yaml
+from test_workflow import SNAKEMAKE, copy_workflow
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,3 +38,124 @@ def test_readme_counts_the_mutations_of_the_mutation_check(monkeypatch):
     spec.loader.exec_module(module)
     readme = " ".join((REPO / "README.md").read_text().split())
     assert f"benchmarks/mutations.py` applies {len(module.MUTATIONS)} deliberate bugs" in readme
+
+
+README = (REPO / "README.md").read_text()
+SUMMARY = (REPO / "results" / "summary.md").read_text()
+NUMBERS = {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+
+
+def _rows(text: str, header: str) -> dict[str, dict[str, str]]:
+    """The Markdown table whose header row starts with `header`, as {first cell: row}."""
+    lines = _table_at(text, header)
+    names = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    rows = {}
+    for line in lines[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[0]] = dict(zip(names, cells, strict=True))
+    return rows
+
+
+def _table_at(text: str, header: str) -> list[str]:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    return lines[start:end]
+
+
+def test_every_make_command_of_the_readme_creates_the_venv(tmp_path):
+    block = re.search(r"```sh\n(make .*?)```", README, re.S).group(1)
+    targets = re.findall(r"^make (\w+)", block, re.M)
+    assert targets == ["results", "test", "report"]
+    said = re.search(r"Each of the (\w+) creates `.venv`", README)
+    assert said and {"two": 2, "three": 3, "four": 4}[said.group(1)] == len(targets)
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(REPO / name, tmp_path / name)
+    for target in targets:
+        plan = subprocess.run(
+            ["make", "-n", target], cwd=tmp_path, capture_output=True, text=True, check=True
+        ).stdout
+        assert "-m venv .venv" in plan, f"make {target} does not create .venv"
+
+
+def test_readme_dataset_counts_are_the_summarys():
+    facts = {name: row["value"] for name, row in _rows(SUMMARY, "| fact | value |").items()}
+    topics, relevant = facts["topics"], facts["relevant judgments"]
+    assert f"Cranfield ({topics} topics, {relevant} relevant judgments)" in README
+    fewer = facts["topics with fewer than 10 relevant"]
+    ceiling = facts["P@10 of a perfect ranking"]
+    assert f"scores P@10 = {ceiling} on\nCranfield: {fewer} of the {topics} topics" in README
+
+
+def test_readme_tie_and_minus_j_claims_are_the_summarys():
+    ties = _rows(SUMMARY, "| run | MAP docno_desc |")["bim"]
+    low, high = ties["MAP pessimistic"], ties["MAP optimistic"]
+    spread = float(high) - float(low)
+    assert f"moves BIM's MAP by {spread:.3f} ({low} .. {high}); {ties['changed docno_asc']} of" in (
+        README
+    )
+    # -J: the MAP and P@10 sections of the convention audit in the summary
+    runs = ["bim", "tfidf", "bm25", "ql"]
+    header = "| convention | what changes |"
+    sections = {
+        title: _rows(part, header)
+        for title, part in re.findall(r"### (\S+) \(`\w+`\)\n\n(.*?)(?=\n### |\Z)", SUMMARY, re.S)
+    }
+
+    def mean(section: str, convention: str, run: str) -> float:
+        return float(sections[section][convention][run].split()[0])
+
+    before = mean("MAP", "reference", "bim")
+    after = mean("MAP", "judged_only", "bim")
+    assert f"BIM's MAP jumps from {before:.2f} to {after:.2f}" in README
+
+    def order(convention: str) -> str:
+        return " > ".join(sorted(runs, key=lambda run: -mean("P@10", convention, run)))
+
+    assert order("judged_only").endswith(order("reference").split(" > ")[0])  # best -> worst
+    said = f"({order('reference')} becomes\n{order('judged_only')}:"
+    assert " ".join(said.split()) in " ".join(README.split())
+
+
+def test_readme_counts_the_reports_categories():
+    from irscore.report import layout
+
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    artefacts = {
+        **layout.workflow_tables(config["conventions"], published=True),
+        **layout.run_figures(config["conventions"]),
+        **layout.topic_figures(config["plots"]["pairs"]),
+    }
+    categories = sorted({a.category for a in artefacts.values() if a.category})
+    said = re.search(r"the (\w+) result categories", README).group(1)
+    assert NUMBERS[said] == len(categories)
+    start_page = (REPO / "workflow" / "report" / "workflow.rst").read_text()
+    for category in categories:
+        number, title = category.split(". ", 1)
+        assert f"{number}. **{title}**" in start_page, f"workflow.rst does not list {category}"
+
+
+def test_readme_counts_runs_conventions_and_jobs(tmp_path):
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    runs = len(config["retrievers"]) + len(config.get("runs") or {})
+    workdir = tmp_path / "workflow"
+    copy_workflow(workdir)
+    plan = subprocess.run(
+        [
+            str(SNAKEMAKE),
+            "-n",
+            "--cores",
+            "1",
+            "-d",
+            str(workdir),
+            "-s",
+            str(workdir / "Snakefile"),
+        ],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    jobs = int(re.search(r"^total\s+(\d+)", plan, re.M).group(1))
+    stated = f"({runs} runs, {len(config['conventions'])} conventions, {jobs} jobs;"
+    assert stated in README

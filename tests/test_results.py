@@ -9,7 +9,7 @@ import yaml
 
 from irscore.conventions import conventions_from_config
 from irscore.evaluate import evaluate, read_long_table, write_long_table
-from irscore.report.settings import HEADLINE
+from irscore.report.settings import HEADLINE, MEASURES
 from irscore.results import Results
 from irscore.trec import read_qrels, read_run
 
@@ -71,3 +71,4 @@ def test_audit_shows_the_workflows_default_headline():
     with open("config.yaml", encoding="utf-8") as stream:
         config = yaml.safe_load(stream)
     assert config["headline"] == HEADLINE, "irscore audit's HEADLINE follows config.yaml's"
+    assert config["measures"] == MEASURES, "irscore audit's MEASURES follow config.yaml's"

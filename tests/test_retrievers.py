@@ -284,3 +284,33 @@ def test_contract_scores(name, index):
         assert (scores[shares_no_term & known[:, None]] < 0.0).all()
         assert (scores[~known] == 0.0).all()
     np.testing.assert_array_equal(scores, make_retriever(name).score(index, QUERIES))
+
+
+MODEL_FILE = '''
+from irscore.retrievers.base import Retriever
+
+
+class Count(Retriever):
+    """How many query tokens the document holds."""
+
+    name = "{name}"
+
+    def score(self, index, queries):
+        return (index.query_counts(queries) @ index.counts.T).toarray().astype(float)
+'''
+
+
+def test_a_model_is_found_from_its_own_file_alone(tmp_path, monkeypatch, index):
+    import irscore.retrievers as package
+
+    (tmp_path / "countq.py").write_text(MODEL_FILE.format(name="countq"))
+    (tmp_path / "misnamed.py").write_text(MODEL_FILE.format(name="other"))
+    monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
+    assert "countq" in REGISTRY and "countq" in list(REGISTRY)
+    # "wing" is in the corpus: some document holds it at least once
+    scores = make_retriever("countq").score(index, [["wing"]])
+    assert scores.shape == (1, index.n_docs) and scores.max() >= 1
+    with pytest.raises(ValueError, match=r"misnamed.py: expected one Retriever subclass"):
+        make_retriever("misnamed")
+    with pytest.raises(ValueError, match=r"unknown retriever model 'nope' \(known: bim, "):
+        make_retriever("nope")

@@ -312,21 +312,26 @@ def paired_comparisons(
 
 
 def _conclusion(run_a: str, run_b: str, diff: float, significant: bool) -> str:
-    """`b > a`, `a > b`, or the same with `(n.s.)`; `a = b` when the means are equal."""
-    if not diff or np.isnan(diff):
+    """`b > a`, `a > b`, or the same with `(n.s.)`; `a = b` when the means are equal; `n/a`
+    when the difference is undefined (the convention does not define the measure)."""
+    if np.isnan(diff):
+        return "n/a"
+    if not diff:
         return f"{run_a} = {run_b}"
     better, worse = (run_b, run_a) if diff > 0 else (run_a, run_b)
     return f"{better} > {worse}" + ("" if significant else " (n.s.)")
 
 
 def conclusion_flips(comparisons: pd.DataFrame) -> pd.DataFrame:
-    """The rows whose conclusion (sign or significance) differs from the reference's."""
+    """The rows whose conclusion (sign or significance) differs from the reference's; a
+    measure the convention (or the reference) does not define (`n/a`) flips nothing."""
     keys = ["measure", "run_a", "run_b", "test"]
     reference = comparisons[comparisons["convention"] == "reference"]
     merged = comparisons[comparisons["convention"] != "reference"].merge(
         reference[[*keys, "conclusion", "p_adjusted"]], on=keys, suffixes=("", "_reference")
     )
-    flipped = merged[merged["conclusion"] != merged["conclusion_reference"]]
+    defined = (merged["conclusion"] != "n/a") & (merged["conclusion_reference"] != "n/a")
+    flipped = merged[defined & (merged["conclusion"] != merged["conclusion_reference"])]
     return flipped[
         [
             "convention",

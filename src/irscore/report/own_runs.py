@@ -20,10 +20,10 @@ from irscore import ties, trec
 from irscore.audit import conclusion_flips
 from irscore.conventions import DEFAULT_GRID, Convention, conventions_from_config
 from irscore.evaluate import evaluate, prepare, rank, write_long_table
-from irscore.measures import MeasureSpec
+from irscore.measures import spec_from_config
 from irscore.report import layout
 from irscore.report.pipeline import write_run_figures, write_run_tables
-from irscore.report.settings import DPI, HEADLINE
+from irscore.report.settings import DPI, HEADLINE, MEASURES
 from irscore.results import Results
 
 
@@ -69,9 +69,10 @@ def audit_runs(
     folder = Path(out)
     names = list(runs)
     grid = conventions_from_config(conventions)
+    spec = spec_from_config(MEASURES)
     long_tables, checks = [], []
     for name, run in runs.items():
-        table = evaluate(qrels, run, grid, MeasureSpec(), name)
+        table = evaluate(qrels, run, grid, spec, name)
         write_long_table(str(folder / "eval" / f"{name}.tsv"), table)
         long_tables.append(table)
         checks += input_checks(qrels, run, name)

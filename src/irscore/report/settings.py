@@ -22,6 +22,18 @@ HEADLINE = {
     "nDCG@10 (exp)": "ndcg_exp_cut_10",
     "11pt_avg": "11pt_avg",
 }
+# The measures `irscore audit` computes: the workflow's default config's (checked there
+# too), so that every headline measure exists under the reference convention.
+MEASURES = {
+    "P": [5, 10, 15, 20, 30, 100, 200, 500, 1000],
+    "recall": [5, 10, 15, 20, 30, 100, 200, 500, 1000],
+    "ndcg_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],
+    "ndcg_exp_cut": [5, 10, 20],
+    "map_cut": [5, 10, 15, 20, 30, 100, 200, 500, 1000],
+    "success": [1, 5, 10],
+    "err": [10, 20],
+    "judged": [10, 100],
+}
 DPI = 150
 
 

@@ -1,0 +1,56 @@
+"""Every command the README shows with its output prints that output, on Cranfield.
+
+The workflow's data and its BIM and TF-IDF runs are made in a copy (the README's
+examples read results/data/qrels.txt and results/runs/{bim,tfidf}.run); then each
+`$ command` line of the README's sh blocks is run there and its stdout must be
+the lines the README shows under it, byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_data import PINS, local_copy
+from test_workflow import REPO, copy_workflow, snakemake
+
+IRSCORE = Path(sys.executable).parent / "irscore"
+
+
+def examples() -> list[tuple[str, str]]:
+    """(command, expected stdout) of every `$ ` line in the README's sh blocks."""
+    found = []
+    for block in re.findall(r"```sh\n(.*?)```", (REPO / "README.md").read_text(), re.S):
+        parts = re.split(r"^\$ (.*)\n", block, flags=re.M)
+        found += list(zip(parts[1::2], parts[2::2], strict=True))
+    return found
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("readme") / "workflow"
+    copy_workflow(folder)
+    targets = ["results/data/qrels.txt", "results/runs/bim.run", "results/runs/tfidf.run"]
+    snakemake(folder, Path(local_copy()), PINS, *targets)
+    return folder
+
+
+def test_the_readme_shows_examples_with_their_output():
+    commands = [command for command, _ in examples()]
+    assert len(commands) >= 6 and any(" audit " in c for c in commands), commands
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize(("command", "expected"), examples(), ids=[c for c, _ in examples()])
+def test_readme_example_prints_what_the_readme_shows(workdir, command, expected):
+    argv = shlex.split(command)
+    assert argv[0] == ".venv/bin/irscore", "the README's examples use the project's .venv"
+    done = subprocess.run(
+        [str(IRSCORE), *argv[1:]], cwd=workdir, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == expected
