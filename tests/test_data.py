@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from irscore import data
 from irscore.data import (
     RAW_FILES,
     SourceFileError,
@@ -172,3 +173,57 @@ def test_missing_file_is_named(tmp_path):
 def test_pins_must_name_the_three_files(tmp_path):
     with pytest.raises(ValueError, match="must pin exactly"):
         load_cranfield(tmp_path, {"cran.qry": PINS["cran.qry"]}, tmp_path / "home")
+
+
+def test_a_copy_seeded_before_is_read_again_without_a_local_copy(exported, tmp_path):
+    """The copy is data, not a path: once seeded, an export needs no CRANFIELD_DIR."""
+    env = {k: v for k, v in os.environ.items() if k != "CRANFIELD_DIR"}
+    env["IR_DATASETS_HOME"] = str(tmp_path / "empty")  # nothing cached there: no download
+    home = exported / "ir_datasets_home"
+    code = (
+        "import json, sys, irscore.data as d; a = json.loads(sys.argv[1]); "
+        "d.export_cranfield(**a['paths'], sha256=a['pins'], home=a['home'])"
+    )
+    names = ("qrels.txt", "queries.tsv", "docs.jsonl", "manifest.json")
+    paths = {name.split(".")[0]: str(tmp_path / name) for name in names}
+    arguments = json.dumps({"paths": paths, "pins": PINS, "home": str(home)})
+    subprocess.run([sys.executable, "-c", code, arguments], env=env, check=True, timeout=120)
+    for name in names:
+        assert (tmp_path / name).read_bytes() == (exported / name).read_bytes(), name
+
+
+def test_offline_without_a_copy_fails_at_once_saying_what_to_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "empty"))
+    monkeypatch.delenv("CRANFIELD_DIR", raising=False)
+    # port 9 (discard) on this machine: refused at once, as an unreachable host is
+    monkeypatch.setattr(data, "DOWNLOAD_HOSTS", (("127.0.0.1", 9), ("127.0.0.1", 9)))
+    with pytest.raises(data.DownloadError) as err:
+        data.export_cranfield(
+            qrels=tmp_path / "q",
+            queries=tmp_path / "t",
+            docs=tmp_path / "d",
+            manifest=tmp_path / "m.json",
+            sha256=PINS,
+        )
+    message = str(err.value)
+    assert "\n" not in message and data.DOWNLOAD_URL in message
+    assert message.endswith("CRANFIELD_DIR=/path/to/cranfield make results")
+    assert not any(tmp_path.glob("[qtdm]*"))
+
+
+def test_a_cached_copy_needs_no_network(tmp_path, monkeypatch):
+    cache = tmp_path / "home" / "cranfield"
+    cache.mkdir(parents=True)
+    for cached in RAW_FILES.values():
+        (cache / cached).write_text("")
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(data, "DOWNLOAD_HOSTS", ())
+    data.check_download_reachable()  # no host to try, and none needed
+
+
+def test_the_local_copy_comes_from_the_environment_first(monkeypatch):
+    monkeypatch.setenv("CRANFIELD_DIR", "/from/env")
+    assert data.local_copy("/from/config") == "/from/env"
+    monkeypatch.setenv("CRANFIELD_DIR", "")
+    assert data.local_copy("/from/config") == "/from/config"
+    assert data.local_copy(None) is None

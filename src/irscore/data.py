@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import shutil
+import socket
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,15 @@ QUERY_FIELDS = ["topic", "text"]
 # Characters that would break a `topic<TAB>text` line; each becomes one space.
 _LINE_BREAKS = str.maketrans({"\n": " ", "\r": " ", "\t": " "})
 
+# Where ir_datasets downloads cran.tar.gz from (its etc/downloads.json), and its mirror.
+DOWNLOAD_URL = "http://ir.dcs.gla.ac.uk/resources/test_collections/cran/cran.tar.gz"
+DOWNLOAD_HOSTS = (("ir.dcs.gla.ac.uk", 80), ("mirror.ir-datasets.com", 443))
+
 log = logging.getLogger(__name__)
+
+
+class DownloadError(RuntimeError):
+    """The collection is neither cached nor downloadable (no network)."""
 
 
 class SourceFileError(ValueError):
@@ -86,6 +95,43 @@ def verify_sources(cranfield_dir: str | os.PathLike, sha256: Mapping[str, str]) 
     return {name: sha256[name] for name in RAW_FILES}
 
 
+def local_copy(configured: str | os.PathLike | None) -> str | None:
+    """The local copy of the raw files: $CRANFIELD_DIR if non-empty, else the configured
+    folder, else None (download). A relative path is relative to the working directory."""
+    return os.environ.get("CRANFIELD_DIR") or (str(configured) if configured else None)
+
+
+def seeded_matches(home: str | os.PathLike, sha256: Mapping[str, str]) -> bool:
+    """Whether `home`/cranfield/ holds the three raw files with their pinned sha256."""
+    folder = Path(home) / DATASET
+    return all(
+        (folder / cached).is_file() and sha256_file(folder / cached) == sha256.get(raw)
+        for raw, cached in RAW_FILES.items()
+    )
+
+
+def check_download_reachable(timeout: float = 5.0) -> None:
+    """Fail within seconds, in one paragraph, when ir_datasets has no cached copy and
+    neither Cranfield's download host nor its mirror can be reached."""
+    home = Path(os.environ.get("IR_DATASETS_HOME") or Path.home() / ".ir_datasets") / DATASET
+    if all((home / cached).is_file() for cached in RAW_FILES.values()):
+        return
+    errors = []
+    for host, port in DOWNLOAD_HOSTS:
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+            return
+        except OSError as err:
+            errors.append(f"{host}: {err}")
+    raise DownloadError(
+        f"Cranfield could not be downloaded: ir_datasets fetches {DOWNLOAD_URL} or its "
+        f"mirror, and neither host answers ({'; '.join(errors)}). Without network access, "
+        "point the workflow at a local copy of the three raw files (cran.all.1400, "
+        "cran.qry, cranqrel), which is checked against the sha256 values pinned in "
+        "config.yaml: CRANFIELD_DIR=/path/to/cranfield make results"
+    )
+
+
 def seed_home(cranfield_dir: str | os.PathLike, home: str | os.PathLike) -> Path:
     """A fresh `home`/cranfield/ holding copies (contents only, no mode bits) of the raw files."""
     target = Path(home) / DATASET
@@ -103,18 +149,26 @@ def load_cranfield(
 ) -> Collection:
     """Parse Cranfield with `ir_datasets.load("cranfield")`.
 
-    Without `cranfield_dir` (None or empty) ir_datasets uses its usual home and downloads if
-    needed. With it, the raw files are verified against `sha256`, seeded into
+    With `cranfield_dir`, the raw files are verified against `sha256`, seeded into
     `home` and read from there; ir_datasets must not have been imported
     before in this process with another home (it binds the path at import).
+    Without it (None or empty), a copy seeded into `home` before that still matches
+    `sha256` is read again (the copy is data, not a path); else ir_datasets uses its
+    usual home and downloads if needed, after a quick check that it can.
     """
-    if not cranfield_dir:
+    if cranfield_dir:
+        if sha256 is None or home is None:
+            raise ValueError("a local Cranfield copy needs its sha256 pins and a private home")
+        pinned = verify_sources(cranfield_dir, sha256)
+        seeded = seed_home(cranfield_dir, home)
+        log.info("seeded %s from %s", seeded, cranfield_dir)
+    elif sha256 is not None and home is not None and seeded_matches(home, sha256):
+        pinned = {name: sha256[name] for name in RAW_FILES}
+        seeded = Path(home) / DATASET
+        log.info("no local copy given: reading the copy seeded before in %s", seeded)
+    else:
+        check_download_reachable()
         return _parse(expected_dir=None)
-    if sha256 is None or home is None:
-        raise ValueError("a local Cranfield copy needs its sha256 pins and a private home")
-    pinned = verify_sources(cranfield_dir, sha256)
-    seeded = seed_home(cranfield_dir, home)
-    log.info("seeded %s from %s", seeded, cranfield_dir)
     with _ir_datasets_home(Path(home).resolve()):
         collection = _parse(expected_dir=seeded.resolve())
     if collection.source_sha256 != pinned:

@@ -1,4 +1,6 @@
 # Cranfield through ir_datasets -> results/data/ (a local copy is verified and seeded).
+# The data step is keyed on content: its params are the pinned sha256, not the local
+# copy's path, so an identical copy elsewhere (or none, once exported) re-runs nothing.
 
 
 rule export_data:
@@ -17,7 +19,6 @@ rule export_data:
     resources:
         mem_mb=1000,
     params:
-        cranfield_dir=cranfield_dir(),
         sha256=canonical(config["cranfield_sha256"]),
     script:
         "../../scripts/export_data.py"
