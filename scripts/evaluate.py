@@ -1,9 +1,22 @@
-"""Snakemake glue for rule evaluate: irscore.crosscheck.evaluate_and_crosscheck_files."""
+"""Snakemake glue for rule evaluate: irscore.crosscheck.evaluate_and_crosscheck_files,
+after checking the run and the qrels against their records (and logging topics the run
+and the qrels do not share), then the record of the tables written."""
+
+import logging
 
 from irscore.crosscheck import evaluate_and_crosscheck_files
+from irscore.integrity import topic_coverage, verify_inputs, write_record
 from irscore.logs import logging_to
 
 with logging_to(snakemake.log[0]):
+    verify_inputs(snakemake.input, snakemake.input.records)
+    coverage = topic_coverage(snakemake.input.qrels, snakemake.input.run)
+    if coverage:
+        logging.getLogger("irscore").warning(
+            "%s %s: not comparable with runs over the judged topics",
+            snakemake.input.run,
+            coverage,
+        )
     evaluate_and_crosscheck_files(
         snakemake.input.qrels,
         snakemake.input.run,
@@ -13,3 +26,4 @@ with logging_to(snakemake.log[0]):
         conventions=snakemake.params.conventions,
         measures_config=snakemake.params.measures,
     )
+    write_record(snakemake.output.record, [snakemake.output.eval, snakemake.output.crosscheck])

@@ -1,9 +1,12 @@
-"""Snakemake glue for rule figures: irscore.report.pipeline.figures_job."""
+"""Snakemake glue for rule figures: irscore.report.pipeline.figures_job, after checking
+its inputs against their records (irscore.integrity)."""
 
+from irscore.integrity import verify_inputs
 from irscore.logs import logging_to
 from irscore.report.pipeline import figures_job
 
 with logging_to(snakemake.log[0]):
+    verify_inputs(snakemake.input, snakemake.input.records)
     figures_job(
         evals=snakemake.input.evals,
         outputs=dict(snakemake.output.items()),

@@ -1,7 +1,11 @@
-"""Snakemake glue for rule ideal_run: irscore.ideal.write_ideal_run."""
+"""Snakemake glue for rule ideal_run: irscore.ideal.write_ideal_run, between the check
+of the qrels against the data manifest and the record of the run written."""
 
 from irscore.ideal import write_ideal_run
+from irscore.integrity import verify_inputs, write_record
 from irscore.logs import logging_to
 
 with logging_to(snakemake.log[0]):
-    write_ideal_run(snakemake.input.qrels, snakemake.output[0])
+    verify_inputs(snakemake.input, snakemake.input.records)
+    write_ideal_run(snakemake.input.qrels, snakemake.output.run)
+    write_record(snakemake.output.record, [], runs=[snakemake.output.run])

@@ -1,9 +1,12 @@
-"""Snakemake glue for rule retrieve: irscore.retrieve.retrieve_to_files."""
+"""Snakemake glue for rule retrieve: irscore.retrieve.retrieve_to_files, between the
+check of the exports against their manifest and the record of the run written."""
 
+from irscore.integrity import verify_inputs, write_record
 from irscore.logs import logging_to
 from irscore.retrieve import retrieve_to_files
 
 with logging_to(snakemake.log[0]):
+    verify_inputs(snakemake.input, snakemake.input.records)
     retrieve_to_files(
         docs=snakemake.input.docs,
         queries=snakemake.input.queries,
@@ -13,3 +16,4 @@ with logging_to(snakemake.log[0]):
         spec=snakemake.params.retriever,
         analyzer=snakemake.params.analyzer,
     )
+    write_record(snakemake.output.record, [], runs=[snakemake.output.run])

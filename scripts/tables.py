@@ -1,9 +1,12 @@
-"""Snakemake glue for rule tables: irscore.report.pipeline.tables_job."""
+"""Snakemake glue for rule tables: irscore.report.pipeline.tables_job, after checking
+its inputs against their records (irscore.integrity)."""
 
+from irscore.integrity import verify_inputs
 from irscore.logs import logging_to
 from irscore.report.pipeline import tables_job
 
 with logging_to(snakemake.log[0]):
+    verify_inputs(snakemake.input, snakemake.input.records)
     tables_job(
         qrels=snakemake.input.qrels,
         runs=snakemake.input.runs,

@@ -1,9 +1,12 @@
-"""Snakemake glue for rule topic_figures: irscore.report.pipeline.topic_figures_job."""
+"""Snakemake glue for rule topic_figures: irscore.report.pipeline.topic_figures_job, after checking
+its inputs against their records (irscore.integrity)."""
 
+from irscore.integrity import verify_inputs
 from irscore.logs import logging_to
 from irscore.report.pipeline import topic_figures_job
 
 with logging_to(snakemake.log[0]):
+    verify_inputs(snakemake.input, snakemake.input.records)
     topic_figures_job(
         qrels=snakemake.input.qrels,
         manifest=snakemake.input.manifest,

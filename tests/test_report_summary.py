@@ -21,7 +21,7 @@ def test_committed_summary_is_regenerated_byte_for_byte(tmp_path):
     cranfield = local_copy()
     workdir = tmp_path / "workflow"
     copy_workflow(workdir)
-    snakemake(workdir, Path(cranfield), PINS, "results/summary.md")
+    snakemake(workdir, Path(cranfield), PINS, "results/records/summary.json")  # publishes it
     fresh = (workdir / "results" / "summary.md").read_text()
     committed = Path(REPO / "results" / "summary.md").read_text()
     assert fresh == committed, (

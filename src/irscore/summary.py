@@ -70,8 +70,22 @@ def render(
         "unjudged, as trec_eval reads negative grades.\n\n"
         "## Headline measures (reference convention, mean over topics)\n\n"
         f"{tables.markdown(headline)}\n"
+        f"{_topics_note(headline)}"
         f"{ideal}"
         f"{crosscheck}\n" + "".join("\n" + section for section in sections)
+    )
+
+
+def _topics_note(headline: pd.DataFrame) -> str:
+    """A warning under the headline table when its runs average different topics."""
+    if tables.TOPICS not in headline.columns:
+        return ""
+    return (
+        f"**Not comparable:** the `{tables.TOPICS}` column counts the topics each mean "
+        "averages (reference convention: topics with lines in the run and judgments in the "
+        "qrels, of all the qrels judge). A run over fewer topics is scored on other "
+        "queries; compare it with the others only under `all_qrels` (missing topics as "
+        "0) or on its own topics.\n\n"
     )
 
 
@@ -128,7 +142,7 @@ def write(
     the convention audit and the `appendix` documents (Markdown files) when given."""
     counts = qrels["grade"].value_counts().sort_index()
     grades = ", ".join(f"{int(g)}: {int(n):,}" for g, n in counts.items())
-    headline = tables.headline(results, columns)
+    headline = tables.headline(results, columns, judged_topics=qrels["topic"].nunique())
     sections = []
     if tiebreak:
         sections.append(tie_section(_read(tiebreak)))

@@ -18,20 +18,31 @@ from irscore import trec
 from irscore.results import Results
 
 DECIMALS = 4
+# The headline column that appears when runs average different numbers of topics.
+TOPICS = "topics"
 FORMATS = ("md", "csv", "tex", "html")
 HEADLINE_CAPTION = "Headline measures, reference convention (trec_eval 9.0.x)"
 
 
 def headline(
-    results: Results, columns: Mapping[str, str], convention: str = "reference"
+    results: Results,
+    columns: Mapping[str, str],
+    convention: str = "reference",
+    judged_topics: int | None = None,
 ) -> pd.DataFrame:
     """One row per run: the mean of each headline measure under `convention`.
 
     `columns` maps a column label (e.g. "P@10") to a measure name (e.g. "P_10");
-    runs keep their order in `results`.
+    runs keep their order in `results`. When a run's means average another number of
+    topics (num_q) than the `judged_topics` of the qrels, a last column `topics`
+    ("3 of 225") shows each run's, so that no mean is read as comparable when it is not.
     """
     frame = results.means(list(columns.values()), convention)
     frame.columns = list(columns)
+    if judged_topics is not None:
+        counts = [results.mean(run, "num_q", convention) for run in results.runs]
+        if any(n != judged_topics for n in counts):
+            frame[TOPICS] = [f"{n:.0f} of {judged_topics}" for n in counts]
     return frame
 
 
@@ -126,6 +137,11 @@ def write(frame: pd.DataFrame, paths: Mapping[str, str], caption: str = "") -> N
         trec.write_lines_atomically(path, [render[kind](frame)])
 
 
-def write_headline(results: Results, columns: Mapping[str, str], paths: Mapping[str, str]) -> None:
-    """The headline table of the reference convention."""
-    write(headline(results, columns), paths, caption=HEADLINE_CAPTION)
+def write_headline(
+    results: Results,
+    columns: Mapping[str, str],
+    paths: Mapping[str, str],
+    judged_topics: int | None = None,
+) -> None:
+    """The headline table of the reference convention (see `headline`)."""
+    write(headline(results, columns, judged_topics=judged_topics), paths, caption=HEADLINE_CAPTION)

@@ -1,6 +1,5 @@
 # Config validation, helper functions, wildcard constraints and the final targets.
 import importlib.util
-import os
 import re
 from pathlib import Path
 
@@ -8,6 +7,8 @@ from snakemake.utils import validate
 
 from irscore.analysis import Analyzer
 from irscore.conventions import conventions_from_config
+from irscore.data import local_copy, verify_sources
+from irscore.ideal import TAG as IDEAL
 from irscore.measures import spec_from_config
 from irscore.retrieve import DEFAULT_ANALYZER, RetrieverSpec
 
@@ -105,7 +106,31 @@ def package_sources(*modules):
 def cranfield_dir():
     """The local copy of the raw files: $CRANFIELD_DIR if non-empty, else config, else None
     (download). A relative path is relative to the working directory."""
-    return os.environ.get("CRANFIELD_DIR") or config.get("cranfield_dir") or None
+    return local_copy(config.get("cranfield_dir"))
+
+
+def run_record(run):
+    """The record (lines, sha256, topics) of a run file that this workflow writes, which
+    each reader checks; None for a run written by the user's own step."""
+    if run in config["retrievers"] or run in external_runs() or run == IDEAL:
+        return f"results/records/runs/{run}.json"
+    return None
+
+
+def run_records(runs):
+    """The records of those of `runs` that have one."""
+    return [record for record in map(run_record, runs) if record]
+
+
+def eval_records(runs):
+    """The records of the long tables and cross-checks of `runs`."""
+    return expand("results/records/eval/{run}.json", run=runs)
+
+
+def evaluate_records(wildcards):
+    """What an evaluate job checks its inputs against: the data manifest (the qrels) and
+    the record of its run, if the run has one."""
+    return ["results/data/manifest.json", *run_records([wildcards.run])]
 
 
 def retriever_sources(wildcards):
@@ -199,11 +224,11 @@ def data_exports():
 
 
 def run_outputs():
-    """Each configured run and its manifest."""
+    """Each configured run, its manifest and record."""
     return expand(
         ["results/runs/{run}.run", "results/runs/{run}.manifest.json"],
         run=list(config["retrievers"]),
-    )
+    ) + run_records(run_names())
 
 
 def final_targets():
@@ -213,5 +238,13 @@ def final_targets():
         + run_outputs()
         + expand("results/eval/{run}.tsv", run=run_names())
         + expand("results/crosscheck/{run}.tsv", run=run_names())
+        + eval_records(run_names())
         + report_targets()
+        + ["results/records/summary.json"]
     )
+
+
+# The raw files are small: a given local copy is re-hashed at every start, so a byte
+# changed after the export stops the workflow instead of going unnoticed.
+if cranfield_dir():
+    verify_sources(cranfield_dir(), config["cranfield_sha256"])

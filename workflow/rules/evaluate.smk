@@ -1,5 +1,6 @@
 # Per-topic measures under every convention, and the cross-check of the reference
-# convention against pytrec_eval: one job per run, since a Python process with
+# convention against pytrec_eval, once the run and the qrels match their records: one
+# job per run, since a Python process with
 # pandas costs about a second to start and both steps read the same files.
 
 
@@ -7,12 +8,14 @@ rule evaluate:
     input:
         qrels="results/data/qrels.txt",
         run="results/runs/{run}.run",
+        records=evaluate_records,
         code=package_sources(
             "crosscheck.py", "evaluate.py", "measures", "conventions.py", "trec.py"
         ),
     output:
         eval="results/eval/{run}.tsv",
         crosscheck="results/crosscheck/{run}.tsv",
+        record="results/records/eval/{run}.json",
     log:
         "results/logs/evaluate/{run}.log",
     priority: plotted_first

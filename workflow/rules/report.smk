@@ -1,6 +1,7 @@
 # The ideal run, then the reported numbers in three jobs that each read their inputs
-# once: every table with results/summary.md, the figures of all runs, and the figures
-# of single topics. Captions for `snakemake --report` are in workflow/report/*.rst.
+# once: every table with the summary, the figures of all runs, and the figures of
+# single topics; then the committed results/summary.md is replaced, only once all three
+# succeeded. Captions for `snakemake --report` are in workflow/report/*.rst.
 
 
 include: "published_helpers.smk"
@@ -13,9 +14,11 @@ report: "../report/workflow.rst"
 rule ideal_run:
     input:
         qrels="results/data/qrels.txt",
+        records="results/data/manifest.json",
         code=package_sources("ideal.py", "trec.py"),
     output:
-        f"results/runs/{IDEAL}.run",
+        run=f"results/runs/{IDEAL}.run",
+        record=run_record(IDEAL),
     log:
         "results/logs/ideal_run.log",
     conda:
@@ -42,6 +45,11 @@ rule tables:
         crosschecks=expand("results/crosscheck/{run}.tsv", run=[*run_names(), IDEAL]),
         published=published_file(),
         ir_measures_runs=expand("results/runs/{run}.run", run=ir_measures_runs()),
+        records=[
+            "results/data/manifest.json",
+            *run_records(run_names()),
+            *eval_records([*run_names(), IDEAL]),
+        ],
         code=package_sources(
             "report/__init__.py",
             "report/pipeline.py",
@@ -79,6 +87,7 @@ rule tables:
 rule figures:
     input:
         evals=expand("results/eval/{run}.tsv", run=run_names()),
+        records=eval_records(run_names()),
         code=package_sources(
             "report/__init__.py",
             "report/pipeline.py",
@@ -116,6 +125,11 @@ rule topic_figures:
         manifest="results/data/manifest.json",
         example_run=f"results/runs/{config['plots']['example']['run']}.run",
         evals=expand("results/eval/{run}.tsv", run=plotted_runs()),
+        records=[
+            "results/data/manifest.json",
+            *run_records([config["plots"]["example"]["run"]]),
+            *eval_records(plotted_runs()),
+        ],
         code=package_sources(
             "report/__init__.py",
             "report/pipeline.py",
@@ -143,3 +157,24 @@ rule topic_figures:
         styles=plotted_styles(),
     script:
         "../../scripts/topic_figures.py"
+
+
+# results/summary.md is committed, so no job that can fail has it as an output (Snakemake
+# deletes a failed job's outputs): the tables job writes results/staging/summary.md, and
+# this step, which needs every report artefact, copies it over in one rename.
+rule publish_summary:
+    input:
+        staging=tables_outputs()["summary"],
+        artefacts=report_targets(),
+        code=package_sources("integrity.py", "trec.py"),
+    output:
+        "results/records/summary.json",
+    log:
+        "results/logs/publish_summary.log",
+    conda:
+        "../envs/irscore.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+    script:
+        "../../scripts/publish_summary.py"

@@ -6,6 +6,9 @@ from irscore.report import layout
 from irscore.report.settings import check_plots
 from irscore.report.styles import run_styles
 
+# Where the tables job writes the summary, before it replaces the committed one.
+STAGING = "staging"
+
 check_plots(config["plots"], run_names())
 if IDEAL in run_names():
     raise ValueError(f"config: the run name {IDEAL!r} is reserved for the ideal run")
@@ -35,8 +38,12 @@ def plotted_styles():
 
 
 def tables_outputs():
-    """What the tables job writes: every table, and results/summary.md."""
-    return in_report(layout.workflow_tables(config["conventions"], bool(PUBLISHED)))
+    """What the tables job writes: every table, and the summary under results/staging/
+    (the committed results/summary.md is replaced by the rule publish_summary)."""
+    artefacts = layout.workflow_tables(config["conventions"], bool(PUBLISHED))
+    summary = artefacts["summary"]
+    artefacts["summary"] = summary._replace(path=f"{STAGING}/{summary.path}")
+    return in_report(artefacts)
 
 
 def figures_outputs():

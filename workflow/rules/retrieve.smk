@@ -1,4 +1,4 @@
-# One TREC run (and its manifest) per configured retriever; `runs:` entries with
+# One TREC run (with its manifest and record) per configured retriever; `runs:` entries with
 # a path are copied in, so every evaluated run lives under results/runs/.
 
 
@@ -6,10 +6,12 @@ rule retrieve:
     input:
         docs="results/data/docs.jsonl",
         queries="results/data/queries.tsv",
+        records="results/data/manifest.json",
         code=retriever_sources,
     output:
         run="results/runs/{run}.run",
         manifest="results/runs/{run}.manifest.json",
+        record="results/records/runs/{run}.json",
     log:
         "results/logs/retrieve/{run}.log",
     wildcard_constraints:
@@ -106,7 +108,8 @@ rule external_run:
     input:
         external_run_path,
     output:
-        "results/runs/{run}.run",
+        run="results/runs/{run}.run",
+        record="results/records/runs/{run}.json",
     log:
         "results/logs/external_run/{run}.log",
     wildcard_constraints:

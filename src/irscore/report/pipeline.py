@@ -86,7 +86,12 @@ def tables_job(
     results = Results.read(evals, conventions)
     # The ideal run: only its headline row is shown.
     with_ideal = results.plus(Results.read([ideal], conventions, means_only=True))
-    tables.write_headline(with_ideal, headline, paths_under(outputs, "reference_"))
+    tables.write_headline(
+        with_ideal,
+        headline,
+        paths_under(outputs, "reference_"),
+        judged_topics=qrels_frame["topic"].nunique(),
+    )
     write_run_tables(
         qrels_frame, [trec.read_run(path) for path in runs], results, headline, compare, outputs
     )
