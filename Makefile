@@ -17,8 +17,10 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Recovers from an interrupted run by itself (see src/irscore/workflow_runner.py): one
+# line per finished job here, Snakemake's whole output in results/logs/workflow.log.
 results: $(STAMP)
-	$(VENV)/bin/snakemake --cores $(CORES)
+	@$(VENV)/bin/python -m irscore.workflow_runner --cores $(CORES)
 
 report: results
 	$(VENV)/bin/snakemake --cores $(CORES) --report results/report.html

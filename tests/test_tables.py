@@ -7,11 +7,13 @@ import pandas as pd
 import pytest
 
 from irscore import tables
+from irscore.conventions import Convention
 from irscore.evaluate import evaluate
 from irscore.ideal import ideal_run
 from irscore.report import layout
-from irscore.summary import demoted
-from irscore.trec import read_qrels
+from irscore.results import Results
+from irscore.summary import demoted, render
+from irscore.trec import read_qrels, read_run
 
 
 def frame() -> pd.DataFrame:
@@ -109,3 +111,21 @@ def test_ideal_run_orders_by_grade_then_docno_descending(tmp_path):
 
 def test_demoted_nests_a_document():
     assert demoted("# A\n\ntext\n## B\n") == "## A\n\ntext\n### B\n"
+
+
+def test_runs_over_other_topics_get_a_topics_column_and_a_note(tmp_path):
+    qrels_path, full, part = tmp_path / "q", tmp_path / "full.run", tmp_path / "part.run"
+    qrels_path.write_text("1 0 a 1\n2 0 b 1\n3 0 c 1\n")
+    full.write_text("1 Q0 a 1 1.0 full\n2 Q0 b 1 1.0 full\n3 Q0 c 1 1.0 full\n")
+    part.write_text("1 Q0 a 1 1.0 part\n")
+    qrels = read_qrels(qrels_path)
+    runs = [evaluate(qrels, read_run(p), [Convention()], None, p.stem) for p in (full, part)]
+    results = Results(runs)
+    # part covers topic 1 only: its MAP (1.0) averages 1 of the 3 judged topics
+    table = tables.headline(results, {"MAP": "map"}, judged_topics=3)
+    assert list(table["topics"]) == ["3 of 3", "1 of 3"]
+    assert list(table["MAP"]) == [1.0, 1.0]
+    assert "**Not comparable:**" in render({}, table, "", "")
+    same = tables.headline(results.subset(["full"]), {"MAP": "map"}, judged_topics=3)
+    assert list(same.columns) == ["MAP"]  # nothing to flag: no column
+    assert "Not comparable" not in render({}, same, "", "")

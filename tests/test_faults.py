@@ -1,0 +1,381 @@
+"""Fault injection: every fault ends in the clean run's bytes or in a clear failure.
+
+On the tiny corpus of test_workflow.py (two retrievers), `make results` (the runner
+irscore.workflow_runner, which the Makefile calls) runs once from clean; each test
+copies that folder, injects one fault (a truncated or edited file, a changed raw
+file, a kill, a second run at the same time) and checks that the next run either
+gives the clean run's files byte for byte or fails with a message naming the
+problem, and never exits 0 with other numbers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from test_report_workflow import tree, two_retrievers
+from test_workflow import REPO, SNAKEMAKE, copy_workflow, write_corpus
+
+from irscore import data
+
+pytestmark = pytest.mark.workflow
+RUNNER = [sys.executable, "-m", "irscore.workflow_runner"]
+
+
+def make_results(
+    workdir: Path, raw: Path | None, *args: str, timeout: float = 600
+) -> subprocess.CompletedProcess:
+    """What `CRANFIELD_DIR=raw make results` runs (no CRANFIELD_DIR when raw is None)."""
+    env = {k: v for k, v in os.environ.items() if k != "CRANFIELD_DIR"}
+    if raw is not None:
+        env["CRANFIELD_DIR"] = str(raw)
+    return subprocess.run(
+        [*RUNNER, "-d", str(workdir), "--cores", "2", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def plain_snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    """Snakemake itself, without the runner's recovery (the readers' checks still hold)."""
+    env = {k: v for k, v in os.environ.items() if k != "CRANFIELD_DIR"}
+    return subprocess.run(
+        [str(SNAKEMAKE), "--cores", "2", "-d", str(workdir), *args],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def results(workdir: Path) -> dict[str, bytes]:
+    """Every file under results/ but the logs (which hold times)."""
+    return {k: v for k, v in tree(workdir / "results").items() if not k.startswith("logs/")}
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory) -> tuple[Path, Path, dict[str, bytes]]:
+    """The raw corpus, the workflow folder after a clean `make results`, and its files."""
+    root = tmp_path_factory.mktemp("faults")
+    pins = write_corpus(root / "raw")
+    workdir = root / "clean"
+    copy_workflow(workdir)
+    two_retrievers(workdir)
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["cranfield_sha256"] = pins
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    done = make_results(workdir, root / "raw")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root / "raw", workdir, results(workdir)
+
+
+@pytest.fixture
+def copy(clean, tmp_path) -> Path:
+    """A copy of the clean folder (file times kept, Snakemake's records included)."""
+    return Path(shutil.copytree(clean[1], tmp_path / "workflow", symlinks=True))
+
+
+def assert_clean(workdir: Path, clean_files: dict[str, bytes]) -> None:
+    found = results(workdir)
+    assert sorted(found) == sorted(clean_files)
+    differ = sorted(name for name in found if found[name] != clean_files[name])
+    assert not differ, f"differ from the clean run: {differ}"
+
+
+def test_the_runner_is_what_make_results_runs():
+    recipe = (REPO / "Makefile").read_text().split("\nresults:", 1)[1].split("\n\n", 1)[0]
+    assert "-m irscore.workflow_runner --cores $(CORES)" in recipe
+
+
+def test_the_clean_run_prints_one_line_per_job(clean):
+    _, workdir, files = clean
+    again = make_results(workdir, None)  # no CRANFIELD_DIR once exported: nothing re-runs
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines() == [
+        "Nothing to be done: every result is up to date.",
+        "Done: results/summary.md (the full log: results/logs/workflow.log)",
+    ]
+    log = (workdir / "results" / "logs" / "workflow.log").read_text()
+    assert "Nothing to be done" in log
+    assert "summary.md" in files and "records/summary.json" in files
+
+
+def test_runs_over_fewer_topics_are_flagged_not_ranked_silently(clean):
+    _, workdir, files = clean
+    # query 3 of the tiny corpus is a stopword only: the retrievers' runs lack topic 3
+    log = (workdir / "results" / "logs" / "evaluate" / "bm25.log").read_text()
+    assert (
+        "WARNING irscore: results/runs/bm25.run covers 2 of the 3 judged topics; "
+        "1 missing: 3: not comparable with runs over the judged topics"
+    ) in log
+    summary = files["summary.md"].decode()
+    assert "| run | P@10 |" in summary and "| topics |" in summary
+    assert "| bm25 |" in summary and "| 2 of 3 |" in summary  # and the ideal run: 3 of 3
+    assert "| 3 of 3 |" in summary and "**Not comparable:**" in summary
+
+
+@pytest.mark.parametrize("keep_mtime", [True, False], ids=["mtime kept", "mtime changed"])
+def test_a_truncated_run_is_redone(clean, copy, keep_mtime):
+    raw, _, files = clean
+    run = copy / "results" / "runs" / "bm25.run"
+    stat = run.stat()
+    lines = run.read_text().splitlines(keepends=True)
+    run.write_text("".join(lines[: len(lines) // 2]))  # cut at a line boundary
+    if keep_mtime:
+        os.utime(run, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    done = make_results(copy, raw)
+    assert done.returncode == 0, done.stdout + done.stderr
+    recorded = len(lines)
+    assert done.stdout.startswith(
+        f"results/runs/bm25.run: {len(lines) // 2} lines, recorded {recorded} in "
+        "results/records/runs/bm25.json: its step runs again\n"
+    )
+    assert_clean(copy, files)
+
+
+def test_without_the_runner_a_truncated_run_stops_the_evaluation(clean, copy):
+    run = copy / "results" / "runs" / "bm25.run"
+    lines = run.read_text().splitlines(keepends=True)
+    run.write_text("".join(lines[:-1]))
+    summary = (copy / "results" / "summary.md").read_bytes()
+    done = plain_snakemake(copy)
+    assert done.returncode != 0
+    log = (copy / "results" / "logs" / "evaluate" / "bm25.log").read_text()
+    expected = f"results/runs/bm25.run: {len(lines) - 1} lines, recorded {len(lines)} in "
+    assert expected + "results/records/runs/bm25.json" in log
+    assert (copy / "results" / "summary.md").read_bytes() == summary
+
+
+def test_an_eval_table_missing_topic_rows_is_redone(clean, copy):
+    raw, _, files = clean
+    table = copy / "results" / "eval" / "tfidf.tsv"
+    stat = table.stat()
+    rows = table.read_text().splitlines(keepends=True)
+    kept = [row for row in rows if row.split("\t")[2] != "1"]  # topic 1's rows gone
+    assert 0 < len(kept) < len(rows)
+    table.write_text("".join(kept))
+    os.utime(table, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as if never touched
+    done = make_results(copy, raw)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "results/eval/tfidf.tsv: " in done.stdout.splitlines()[0]
+    assert_clean(copy, files)
+
+
+def test_without_the_runner_a_damaged_eval_table_fails_every_report_job(clean, copy):
+    table = copy / "results" / "eval" / "tfidf.tsv"
+    rows = table.read_text().splitlines(keepends=True)
+    table.write_text("".join(row for row in rows if row.split("\t")[2] != "1"))
+    summary = (copy / "results" / "summary.md").read_bytes()
+    done = plain_snakemake(copy, "--keep-going")
+    assert done.returncode != 0
+    for job in ("tables", "figures", "topic_figures"):
+        log = (copy / "results" / "logs" / f"{job}.log").read_text()
+        assert "results/eval/tfidf.tsv: " in log and "results/records/eval/tfidf.json" in log
+    assert (copy / "results" / "summary.md").read_bytes() == summary
+
+
+def test_a_changed_export_is_redone_and_a_changed_raw_file_stops_the_run(clean, copy):
+    raw, _, files = clean
+    docs = copy / "results" / "data" / "docs.jsonl"
+    docs.write_bytes(docs.read_bytes().replace(b"wing", b"wInG", 1))  # one byte flipped
+    done = make_results(copy, raw)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("results/data/docs.jsonl: sha256 ")
+    assert_clean(copy, files)
+
+    changed = copy / "raw-changed"
+    shutil.copytree(raw, changed)
+    qrels = changed / "cranqrel"
+    qrels.write_bytes(qrels.read_bytes().replace(b"2 3 1", b"2 3 2"))
+    summary = (copy / "results" / "summary.md").read_bytes()
+    done = make_results(copy, changed)
+    assert done.returncode != 0
+    assert done.stdout == ""
+    assert done.stderr.splitlines()[0].startswith(f"{qrels}: sha256 is ")
+    assert "(pinned in config cranfield_sha256)" in done.stderr
+    assert (copy / "results" / "summary.md").read_bytes() == summary
+
+
+def test_without_the_runner_a_changed_export_stops_its_readers(clean, copy):
+    docs = copy / "results" / "data" / "docs.jsonl"
+    docs.write_bytes(docs.read_bytes().replace(b"wing", b"wInG", 1))
+    done = plain_snakemake(copy)
+    assert done.returncode != 0
+    log = (copy / "results" / "logs" / "retrieve" / "bm25.log").read_text()
+    assert "results/data/docs.jsonl: sha256 " in log and "results/data/manifest.json" in log
+
+
+def test_the_copy_is_data_not_a_path(clean, copy, tmp_path):
+    raw, _, _ = clean
+    elsewhere = Path(shutil.copytree(raw, tmp_path / "elsewhere"))
+    for local in (elsewhere, f"{raw}/", None):
+        done = make_results(copy, local, "-n")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "Nothing to be done" in done.stdout, local
+
+
+def test_summary_changes_only_when_every_report_job_succeeded(clean, copy):
+    raw = clean[0]
+    summary = copy / "results" / "summary.md"
+    before = summary.read_bytes()
+    config = yaml.safe_load((copy / "config.yaml").read_text())
+    del config["headline"]["MRR"]  # a change to the summary's headline table
+    (copy / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    figures = copy / "scripts" / "figures.py"
+    script = figures.read_text()
+    figures.write_text('raise RuntimeError("injected failure")\n' + script)
+    env_dir = ["--config", f"cranfield_dir={raw}"]
+    done = plain_snakemake(copy, "--keep-going", *env_dir)
+    assert done.returncode != 0
+    staged = (copy / "results" / "staging" / "summary.md").read_bytes()
+    assert staged != before and b"| MRR |" not in staged  # the tables job succeeded
+    assert summary.read_bytes() == before  # but the summary waits for every report job
+
+    figures.write_text(script)
+    done = make_results(copy, raw)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert summary.read_bytes() == staged
+
+
+def test_a_summary_edited_by_hand_is_regenerated(clean, copy):
+    raw, _, files = clean
+    summary = copy / "results" / "summary.md"
+    summary.write_text("edited\n")
+    done = make_results(copy, raw)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert_clean(copy, files)
+
+
+def start(workdir: Path, raw: Path) -> subprocess.Popen:
+    """`make results` from clean in its own process group, as a terminal would start it."""
+    shutil.rmtree(workdir / "results")
+    env = {k: v for k, v in os.environ.items() if k != "CRANFIELD_DIR"}
+    env["CRANFIELD_DIR"] = str(raw)
+    return subprocess.Popen(
+        [*RUNNER, "-d", str(workdir), "--cores", "2"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def wait_for(process: subprocess.Popen, text: str) -> None:
+    """Read the process's output until a line contains `text`."""
+    for line in process.stdout:
+        if text in line:
+            return
+    raise AssertionError(f"the run ended before {text!r}: {process.wait()}")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+def test_a_killed_run_is_finished_by_the_next(clean, copy, sig):
+    raw, _, files = clean
+    process = start(copy, raw)
+    wait_for(process, "] export_data")
+    for _ in range(2):  # a second `make results` meanwhile: told so, every time
+        second = make_results(copy, raw, timeout=60)
+        assert second.returncode == 2 and second.stdout == ""
+        assert second.stderr == (
+            f"make results: another `make results` (pid {process.pid}) is running in "
+            f"{copy}; wait for it to end, then run `make results` again\n"
+        )
+    wait_for(process, "] retrieve")  # the first run is written, the others are under way
+    os.killpg(process.pid, sig)  # what Ctrl-C in a terminal, or kill -9, reaches
+    err = process.communicate(timeout=120)[1]
+    assert process.returncode != 0
+    if sig == signal.SIGINT:
+        assert err.splitlines()[-1] == (
+            "Interrupted: run `make results` again to finish (what was cut short is redone)."
+        )
+    done = make_results(copy, raw)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert_clean(copy, files)
+    assert not list((copy / "results").rglob("*.tmp"))
+
+
+def test_a_snakemake_running_here_is_never_unlocked(clean, copy):
+    raw, _, _ = clean
+    other = subprocess.Popen(
+        [str(SNAKEMAKE), "--cores", "1", "--forceall", "-d", str(copy)],
+        cwd=copy,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "CRANFIELD_DIR": str(raw)},
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not list((copy / ".snakemake" / "locks").glob("*")):
+            assert time.monotonic() < deadline and other.poll() is None
+            time.sleep(0.2)
+        done = make_results(copy, raw, timeout=60)
+        assert done.returncode == 2
+        assert done.stderr == (
+            f"make results: Snakemake (pid {other.pid}) is running in {copy}; "
+            "wait for it to end, then run `make results` again\n"
+        )
+        assert list((copy / ".snakemake" / "locks").glob("*"))
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_offline_without_a_copy_fails_in_one_paragraph(clean, copy, tmp_path):
+    try:
+        data.check_download_reachable()
+        pytest.skip("this machine reaches Cranfield's download host")
+    except data.DownloadError:
+        pass
+    shutil.rmtree(copy / "results")
+    env = {k: v for k, v in os.environ.items() if k != "CRANFIELD_DIR"}
+    env["IR_DATASETS_HOME"] = str(tmp_path / "empty")
+    done = subprocess.run(
+        [*RUNNER, "-d", str(copy), "--cores", "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    message = done.stderr.splitlines()
+    assert message[0].startswith("failed: export_data: Cranfield could not be downloaded: ")
+    assert message[0].endswith(
+        "CRANFIELD_DIR=/path/to/cranfield make results (log: results/logs/export_data.log)"
+    )
+    assert message[1:] == ["The full log: results/logs/workflow.log"]
+
+
+def test_the_readme_names_only_commands_and_messages_that_exist():
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## If something goes wrong\n", 1)[1].split("\n## ", 1)[0]
+    targets = set(re.findall(r"^([\w.-]+):", (REPO / "Makefile").read_text(), re.M))
+    spans = [a or b for a, b in re.findall(r"``(.+?)``|`([^`]+)`", section)]
+    commands = [span for span in spans if re.match(r"(CRANFIELD_DIR=\S+ )?make \w+$", span)]
+    assert (
+        "make results" in commands and "CRANFIELD_DIR=/path/to/cranfield make results" in commands
+    )
+    for command in commands:
+        target = command.split("make ", 1)[1]
+        assert target in targets, f"README: `{command}`: no Makefile target {target!r}"
+    runner = (REPO / "src" / "irscore" / "workflow_runner.py").read_text()
+    for message in (
+        "cleared the lock that an interrupted run left",
+        "temporary file(s) of interrupted jobs",
+        "its step runs again",
+        "Interrupted: {AGAIN} to finish (what was cut short is redone).",
+        "another `make results` (pid {holder}) is running in",
+    ):
+        assert message in runner
+        assert message.replace("{AGAIN}", "run `make results` again").split(" (pid")[0] in section
