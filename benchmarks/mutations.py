@@ -84,6 +84,19 @@ MUTATIONS = [
     ),
     Mutation("cli ignores --gmax", "cli", COMMON, '"gmax": args.gmax,', '"gmax": 4,', CLI),
     Mutation(
+        "cli ignores --score-precision",
+        "cli",
+        COMMON,
+        '"score_precision": args.score_precision,',
+        '"score_precision": "float32",',
+        CLI,
+    ),
+    Mutation(
+        "cli ignores --grades", "cli", COMMON, '"grades": args.grades,', '"grades": "raw",', CLI
+    ),
+    Mutation("cli ignores --ties", "cli", COMMON, '"ties": args.ties,', '"ties": "ordered",', CLI),
+    Mutation("cli ignores --compat", "cli", COMMON, "if args.compat:", "if False:", CLI),
+    Mutation(
         "cli ignores -q",
         "cli",
         "src/irscore/cli/evaluate.py",
@@ -122,6 +135,14 @@ MUTATIONS = [
         "src/irscore/crosscheck.py",
         "TOLERANCE = 1e-9",
         "TOLERANCE = 1e-3",
+        CROSSCHECK,
+    ),
+    Mutation(
+        "cross-check compares nothing",
+        "cross-check",
+        "src/irscore/crosscheck.py",
+        "    return requests\n",
+        "    return set()\n",
         CROSSCHECK,
     ),
     # measures
@@ -196,6 +217,14 @@ MUTATIONS = [
         EVALUATE,
         'if c.no_relevant_topics == "skip":  # per-topic values',
         "if False:  # per-topic values",
+        CONVENTIONS,
+    ),
+    Mutation(
+        "Cleverdon grades: 6 - g",
+        "conventions",
+        EVALUATE,
+        "out[between] = 5 - grades[between]",
+        "out[between] = 6 - grades[between]",
         CONVENTIONS,
     ),
     # readers
