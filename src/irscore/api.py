@@ -9,6 +9,7 @@ cheap; numpy, pandas and the evaluation load on the first call.
 from __future__ import annotations
 
 import difflib
+import os
 import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from irscore.inputs import QrelsInput, RunInput
     from irscore.measures import MeasureSpec
     from irscore.report.own_runs import AuditResult
+    from irscore.trec import Records
 
     ConventionInput = str | Convention | Mapping[str, Any]
 
@@ -58,9 +60,10 @@ def evaluate(
 
     spec, narrowed = measure_spec(measures)
     grid = conventions(convention)
-    qrels_table = _qrels(qrels)
+    qrels_table = _qrels(qrels, records=True)
     tables = [
-        evaluate_grid(qrels_table, run, grid, spec, name) for name, run in _runs(runs).items()
+        evaluate_grid(qrels_table, run, grid, spec, name)
+        for name, run in _runs(runs, records=True).items()
     ]
     table = concat_long(tables)
     if not per_topic:
@@ -247,28 +250,50 @@ def _narrow(table: pd.DataFrame, narrowed: Mapping[str, set[str]]) -> pd.DataFra
     return table[keep.to_numpy()].reset_index(drop=True)
 
 
-def _qrels(qrels: QrelsInput) -> pd.DataFrame:
-    from irscore.inputs import qrels_frame
+def _qrels(qrels: QrelsInput, records: bool = False) -> pd.DataFrame | Records:
+    """The qrels as the readers give them; a file as `trec.Records` when `records` (the
+    evaluation takes them as they are, without a pandas frame)."""
+    from irscore import trec
+    from irscore.inputs import IRDS_PREFIX, qrels_frame
 
+    if records and isinstance(qrels, str | os.PathLike) and not str(qrels).startswith(IRDS_PREFIX):
+        return trec.read_qrels_records(qrels)
     return qrels_frame(qrels)
 
 
-def _runs(runs: RunInput | Mapping[str, RunInput]) -> dict[str, pd.DataFrame]:
-    """name -> run frame; one run is named by its tag (a file's, or `run`)."""
+def _runs(
+    runs: RunInput | Mapping[str, RunInput], records: bool = False
+) -> dict[str, pd.DataFrame | Records]:
+    """name -> run frame (a file's as `trec.Records` when `records`); one run is named by
+    its tag (a file's, or `run`)."""
+    if isinstance(runs, Mapping) and runs and all(_is_run(value) for value in runs.values()):
+        return {str(name): _run(run, str(name), records) for name, run in runs.items()}
+    run = _run(runs, "run", records)
+    tags = _tags(run)
+    return {tags[0] if tags else "run": run}
+
+
+def _run(run: RunInput, name: str, records: bool) -> pd.DataFrame | Records:
+    from irscore import trec
     from irscore.inputs import run_frame
 
-    if isinstance(runs, Mapping) and runs and all(_is_run(value) for value in runs.values()):
-        return {str(name): run_frame(run, str(name)) for name, run in runs.items()}
-    frame = run_frame(runs)
-    name = str(frame["tag"].iloc[0]) if len(frame) else "run"
-    return {name: frame}
+    if records and isinstance(run, str | os.PathLike):
+        return trec.read_run_records(run)
+    return run_frame(run, name)
+
+
+def _tags(run: pd.DataFrame | Records) -> list[str]:
+    """The tag of a run's first line, if it has one."""
+    import pandas as pd
+
+    if isinstance(run, pd.DataFrame):
+        return [str(run["tag"].iloc[0])] if len(run) else []
+    return [str(run.table["tag"][0].as_py())] if run.table.num_rows else []
 
 
 def _is_run(value: Any) -> bool:
     """True for a run (a path, a DataFrame, a non-empty dict of dicts), False for the
     `{docno: score}` of one topic of a dict run."""
-    import os
-
     import pandas as pd
 
     if isinstance(value, str | os.PathLike | pd.DataFrame):
@@ -282,7 +307,7 @@ def _is_run(value: Any) -> bool:
 
 def _runs_named_by_tag(runs: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     """Runs renamed by their tags when the tags tell them apart (as the CLI names them)."""
-    tags = [str(run["tag"].iloc[0]) if len(run) else name for name, run in runs.items()]
+    tags = [(_tags(run) or [name])[0] for name, run in runs.items()]
     if len(set(tags)) == len(tags):
         return dict(zip(tags, runs.values(), strict=True))
     return dict(runs)
