@@ -48,6 +48,18 @@ def test_audit_counts_shifts_and_flips():
     assert not audit.loc[("reference", "b"), "order_changes"]
     text = markdown(audit.reset_index(), {"MAP": "map"})
     assert "**b > a**" in text and "0.3000 (-0.1000)" in text
+    reference = next(line for line in text.splitlines() if line.startswith("| reference |"))
+    assert reference.endswith("| 0.4000 | 0.3000 | – | – | a > b |")  # the order, given
+
+
+def test_audit_table_shows_an_unchanged_order_as_same():
+    conventions = [Convention(), Convention.from_changes("asc", {"tie_break": "docno_asc"})]
+    table = _table()
+    table = pd.concat([table, table[table.convention == "reference"].assign(convention="asc")])
+    audit = convention_audit(table, ["map"], conventions)
+    lines = markdown(audit, {"MAP": "map"}).splitlines()
+    asc = next(line for line in lines if line.startswith("| asc |"))
+    assert asc.endswith("| same |") and "a > b" not in asc  # (0.5 + 0.3) / 2 = 0.4 > 0.3
 
 
 def test_topics_only_one_side_has_count_as_changed():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -166,8 +167,9 @@ def markdown(audit: pd.DataFrame, labels: Mapping[str, str]) -> str:
         "Means over topics under each convention, with the shift from the reference "
         "(trec_eval 9.0.x) in brackets; *topics changed* counts, per run, the topics whose "
         "value moves (or that the convention adds or drops); *largest* is the largest "
-        "per-topic move over all runs; *order* ranks the runs by the mean, in bold where it "
-        "differs from the reference's. n/a: the convention does not define the measure.\n"
+        "per-topic move over all runs; *order* ranks the runs by the mean, best first: given "
+        "for the reference and, in bold, where a convention changes it (*same*: the "
+        "reference's order). n/a: the convention does not define the measure.\n"
     ]
     # The rows of each (measure, convention), in the audit's order: plain tuples, since
     # looking up 1,760 cells in DataFrames took a second.
@@ -194,12 +196,19 @@ def markdown(audit: pd.DataFrame, labels: Mapping[str, str]) -> str:
             changes = [row.largest_topic_change for row in rows]
             largest = max((c for c in changes if not np.isnan(c)), default=np.nan)
             cells.append("–" if reference or np.isnan(largest) else f"{largest:.4f}")
-            order = rows[0].run_order
-            cells.append(f"**{order}**" if rows[0].order_changes else order)
+            cells.append(_order_cell(rows[0], reference))
             lines.append(cells)
         table = "".join("| " + " | ".join(map(str, c)) + " |\n" for c in lines)
         sections.append(f"## {label} (`{measure}`)\n\n{table}")
     return "\n".join(sections)
+
+
+def _order_cell(row: Any, reference: bool) -> str:
+    """The runs' order for the reference; in bold where it changes; else `same` (or n/a):
+    with ten runs, repeating an unchanged order on every row hides the rows that differ."""
+    if reference or row.run_order == "n/a":
+        return row.run_order
+    return f"**{row.run_order}**" if row.order_changes else "same"
 
 
 def _shifted(mean: float, diff: float, reference: bool) -> str:
