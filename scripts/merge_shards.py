@@ -1,9 +1,12 @@
-"""Snakemake glue for rule merge_shards: irscore.shards.merge_shards_to_files."""
+"""Snakemake glue for rule merge_shards: irscore.shards.merge_shards_to_files, between the
+check of the shards and the queries against their records and the record of the run."""
 
+from irscore.integrity import verify_inputs, write_record
 from irscore.logs import logging_to
 from irscore.shards import merge_shards_to_files
 
 with logging_to(snakemake.log[0]):
+    verify_inputs(snakemake.input, snakemake.input.records)
     merge_shards_to_files(
         shard_runs=snakemake.input.runs,
         summaries=snakemake.input.summaries,
@@ -14,3 +17,4 @@ with logging_to(snakemake.log[0]):
         spec=snakemake.params.retriever,
         analyzer=snakemake.params.analyzer,
     )
+    write_record(snakemake.output.record, [], runs=[snakemake.output.run])

@@ -29,6 +29,7 @@ from irscore.shards import (
 )
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
+KINDS = [("runs", "run"), ("eval", "tsv")]
 
 
 def test_shards_are_contiguous_blocks_in_string_order():
@@ -142,7 +143,8 @@ def _shard_config(workdir: Path, shards: dict[str, int]) -> None:
 def test_workflow_shards_share_one_index_and_merge_to_the_same_bytes(tmp_path):
     pins = write_corpus(tmp_path / "raw")
     runs = ["bim", "tfidf", "bm25", "ql"]
-    targets = [f"results/runs/{name}.run" for name in runs]
+    # the long tables too: each reads its run after checking it against the run's record
+    targets = [f"results/{kind}/{name}.{ext}" for name in runs for kind, ext in KINDS]
     plain, sharded = tmp_path / "plain", tmp_path / "sharded"
     for workdir in (plain, sharded):
         copy_workflow(workdir)
@@ -152,9 +154,9 @@ def test_workflow_shards_share_one_index_and_merge_to_the_same_bytes(tmp_path):
     snakemake(plain, tmp_path / "raw", pins, *targets)
     log = snakemake(sharded, tmp_path / "raw", pins, *targets)
     for name in runs:
-        assert (sharded / "results" / "runs" / f"{name}.run").read_bytes() == (
-            plain / "results" / "runs" / f"{name}.run"
-        ).read_bytes(), name
+        for kind, ext in KINDS:
+            path = Path("results", kind, f"{name}.{ext}")
+            assert (sharded / path).read_bytes() == (plain / path).read_bytes(), path
     assert sorted(p.name for p in (sharded / "results" / "index").iterdir()) == ["default.pickle"]
     assert log.count("(Rule: index)") == 1
     assert log.count("(Rule: retrieve_shard)") == 2 + 5 + 2

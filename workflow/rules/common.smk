@@ -173,6 +173,21 @@ def shard_index(wildcards):
     return f"results/index/{name}.pickle"
 
 
+def shard_index_records(wildcards):
+    """What a shard job checks its inputs against: the data manifest (the queries) and
+    the record of the index."""
+    name = config["retrievers"][wildcards.run].get("analyzer", DEFAULT_ANALYZER)
+    return ["results/data/manifest.json", f"results/records/index/{name}.json"]
+
+
+def shard_records(wildcards):
+    """What the merge checks its inputs against: the data manifest and each shard's record."""
+    shards = range(shard_count(wildcards.run))
+    return ["results/data/manifest.json"] + expand(
+        f"results/records/shards/{wildcards.run}/{{shard}}.json", shard=shards
+    )
+
+
 def shard_files(kind):
     """A function of the run wildcard: each shard's run (kind `run`) or summary (`json`)."""
 

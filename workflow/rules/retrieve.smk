@@ -34,9 +34,11 @@ rule retrieve:
 rule index:
     input:
         docs="results/data/docs.jsonl",
+        records="results/data/manifest.json",
         code=index_sources,
     output:
-        "results/index/{analyzer}.pickle",
+        index="results/index/{analyzer}.pickle",
+        record="results/records/index/{analyzer}.json",
     log:
         "results/logs/index/{analyzer}.log",
     wildcard_constraints:
@@ -56,10 +58,12 @@ rule retrieve_shard:
     input:
         index=shard_index,
         queries="results/data/queries.tsv",
+        records=shard_index_records,
         code=shard_sources,
     output:
         run="results/shards/{run}/{shard}.run",
         summary="results/shards/{run}/{shard}.json",
+        record="results/records/shards/{run}/{shard}.json",
     log:
         "results/logs/retrieve_shard/{run}/{shard}.log",
     wildcard_constraints:
@@ -83,10 +87,12 @@ rule merge_shards:
         runs=shard_files("run"),
         summaries=shard_files("json"),
         queries="results/data/queries.tsv",
+        records=shard_records,
         code=shard_sources,
     output:
         run="results/runs/{run}.run",
         manifest="results/runs/{run}.manifest.json",
+        record="results/records/runs/{run}.json",
     log:
         "results/logs/merge_shards/{run}.log",
     wildcard_constraints:
