@@ -197,3 +197,21 @@ def test_audit_is_quiet_when_home_is_not_writable(tmp_path):
     )
     assert done.returncode == 0 and done.stderr == ""
     assert (tmp_path / "out" / "plots").is_dir()
+
+
+def test_evaluate_in_trec_format_loads_no_pandas(tmp_path):
+    """The drop-in trec_eval path reads, scores and prints without pandas (0.2 s of
+    start-up); measures that need it (ERR, interpolated precision) load it themselves."""
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    run.write_text("1 Q0 b 1 0.9 t\n1 Q0 a 2 0.5 t\n")
+    code = (
+        "import io, sys, contextlib; from irscore.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    main(['evaluate', '-q', '-m', 'map', '-m', 'P.1', '-m', 'ndcg_cut.10', "
+        f"{str(qrels)!r}, {str(run)!r}])\n"
+        "print(out.getvalue().count('\\n'), 'pandas' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    # 3 lines for topic 1 and 3 for all: map = P@2 at a = 1/2, P@1 = 0, ndcg = 1/log2(3)
+    assert done.stdout == "6 False\n", done.stderr

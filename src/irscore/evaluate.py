@@ -13,17 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
-from pandas.api.types import union_categoricals
 
 from irscore import measures, trec
 from irscore.conventions import REFERENCE, Convention
 from irscore.measures import Context, MeasureSpec, Ranking
+
+if TYPE_CHECKING:  # pandas loads where a DataFrame is made: `irscore evaluate` needs none
+    import pandas as pd
 
 NOT_JUDGED = np.iinfo(np.int64).min
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -102,7 +104,7 @@ class Notes:
     not_computed: list[str] = field(default_factory=list)
 
 
-Frame = pd.DataFrame | trec.Records
+Frame = "pd.DataFrame | trec.Records"
 
 
 def prepare(qrels: Frame, run: Frame) -> Prepared:
@@ -126,7 +128,7 @@ def prepare(qrels: Frame, run: Frame) -> Prepared:
     r_grade = np.full(len(r_key), NOT_JUDGED, dtype=np.int64)
     r_grade[found] = q_grade[order][pos_clipped[found]]
     return Prepared(
-        topics=topics.to_numpy(zero_copy_only=False),
+        topics=np.array(topics.to_pylist(), dtype=object),
         docnos=Labels(docnos),
         qrels_topic=q_topic,
         qrels_grade=q_grade,
@@ -145,7 +147,9 @@ def _labelled(frame: Frame, column: str) -> tuple[np.ndarray, pa.Array]:
     """A string column as int64 codes into an Arrow array of its distinct labels."""
     if isinstance(frame, trec.Records):
         array = frame.table[column].combine_chunks()
-        return array.indices.to_numpy(zero_copy_only=False).astype(np.int64), array.dictionary
+        return trec.numpy_view(array.indices).astype(np.int64), array.dictionary
+    import pandas as pd
+
     series = frame[column]
     if isinstance(series.dtype, pd.CategoricalDtype):
         codes, labels = series.cat.codes.to_numpy(), series.cat.categories
@@ -157,7 +161,7 @@ def _labelled(frame: Frame, column: str) -> tuple[np.ndarray, pa.Array]:
 def _numbers(frame: Frame, column: str, dtype: type) -> np.ndarray:
     """A numeric column as a numpy array of `dtype`."""
     if isinstance(frame, trec.Records):
-        return frame.table[column].to_numpy().astype(dtype, copy=False)
+        return trec.numpy_view(frame.table[column].chunk(0)).astype(dtype, copy=False)
     return frame[column].to_numpy(dtype=dtype)
 
 
@@ -176,16 +180,17 @@ def _shared_codes(*parts: tuple[np.ndarray, pa.Array]) -> tuple[list[np.ndarray]
     """
     labels = [part[1].cast(pa.string()) for part in parts]
     union = pc.dictionary_encode(pa.concat_arrays(labels))
-    order = pc.sort_indices(union.dictionary).to_numpy()
+    sorted_indices = pc.sort_indices(union.dictionary)
+    order = trec.numpy_view(sorted_indices)
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
-    label_codes = position[union.indices.to_numpy(zero_copy_only=False)]
+    label_codes = position[trec.numpy_view(union.indices)]
     bounds = np.cumsum([0, *(len(label) for label in labels)])
     recoded = [
         label_codes[start:end][codes]
         for (codes, _), start, end in zip(parts, bounds[:-1], bounds[1:], strict=True)
     ]
-    return recoded, union.dictionary.take(pa.array(order))
+    return recoded, union.dictionary.take(sorted_indices)
 
 
 def map_grades(grades: np.ndarray, mapping: str) -> np.ndarray:
@@ -629,6 +634,9 @@ def evaluate(
 
 def concat_long(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     """Stack long tables, keeping the label columns categorical (one union of labels each)."""
+    import pandas as pd
+    from pandas.api.types import union_categoricals
+
     if not tables:
         return pd.DataFrame(columns=LONG_COLUMNS)
     columns = {
@@ -647,6 +655,8 @@ def long_table(
     means: dict[str, float],
 ) -> pd.DataFrame:
     """Lay per-topic values and means out as rows of the long table."""
+    import pandas as pd
+
     per_topic = [m for m in values if measures.registry.has_topic_rows(m)]
     n_topics, n_measures = len(topics), len(per_topic)
     matrix = (
@@ -680,6 +690,8 @@ def long_table(
 
 
 def _run_tag(run: pd.DataFrame) -> str:
+    import pandas as pd
+
     tags = pd.unique(run["tag"]) if len(run) else np.array(["run"])
     return str(tags[0])
 

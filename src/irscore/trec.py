@@ -23,15 +23,18 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from irscore import formats, streams
 from irscore.formats import Layout
+
+if TYPE_CHECKING:  # pandas loads in `Records.frame`: `irscore evaluate` needs no DataFrame
+    import pandas as pd
 
 QRELS_COLUMNS = ["topic", "docno", "grade"]
 RUN_COLUMNS = ["topic", "docno", "rank", "score", "tag"]
@@ -282,15 +285,50 @@ class _Parser:
         layout = self.layout or formats.detect(None, self.role)
         skipped = np.sort(np.concatenate([np.zeros(0, np.int64), *self.skipped]))
         if self.tables:
-            raw = pa.concat_tables(self.tables).unify_dictionaries().combine_chunks()
+            raw = _combine(self.tables)
         else:
             raw = pa.table(
-                {_field(layout, i): pa.array([], _LABEL) for i in range(len(layout.columns))}
+                {
+                    _field(layout, i): (
+                        _arrow(np.zeros(0)) if column in ("rank", "score") else pa.array([], _LABEL)
+                    )
+                    for i, column in enumerate(layout.columns)
+                }
             )
         if self.role == "qrels":
             _check_unique_judgments(raw, layout, skipped, self.name)
         table = _canonical(raw, layout, self.role, self.name)
         return Records(table, self.name, layout, skipped, compression)
+
+
+def _combine(tables: list[pa.Table]) -> pa.Table:
+    """One table of single chunks from the blocks' tables, emptying `tables`.
+
+    Dictionary columns are recoded into one dictionary (a hash pass over the
+    blocks' distinct labels, not their rows) and numbers concatenated, column
+    by column, each block's column freed once copied: the peak is the blocks
+    plus one column, not two copies of everything.
+    """
+    names = tables[0].column_names
+    pending = {name: [chunk for t in tables for chunk in t[name].chunks] for name in names}
+    tables.clear()
+    columns = {}
+    for name in names:
+        chunks = pending.pop(name)
+        if not pa.types.is_dictionary(chunks[0].type):
+            columns[name] = _arrow(np.concatenate([numpy_view(c) for c in chunks]))
+            continue
+        union = pc.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks]))
+        recode = numpy_view(union.indices)
+        codes = np.empty(sum(len(c) for c in chunks), dtype=np.int32)
+        row = offset = 0
+        while chunks:
+            chunk = chunks.pop(0)
+            local = recode[offset : offset + len(chunk.dictionary)]
+            codes[row : row + len(chunk)] = local[numpy_view(chunk.indices)]
+            row, offset = row + len(chunk), offset + len(chunk.dictionary)
+        columns[name] = pa.DictionaryArray.from_arrays(_arrow(codes), union.dictionary)
+    return pa.table(columns)
 
 
 def _field(layout: Layout, i: int) -> str:
@@ -387,13 +425,12 @@ def _plausible(table: pa.Table) -> bool:
         for chunk in table[name].chunks:
             if pa.types.is_dictionary(chunk.type):
                 labels = chunk.dictionary
-                if pc.any(pc.equal(pc.binary_length(labels), 0)).as_py():
+                if pc.min(pc.binary_length(labels)).as_py() == 0:  # an empty field
                     return False
                 if name == "grade" and not all(_GRADE.fullmatch(g) for g in labels.to_pylist()):
                     return False
                 continue
-            values = chunk.to_numpy(zero_copy_only=False)
-            if chunk.null_count or not np.isfinite(values).all():
+            if chunk.null_count or not np.isfinite(values := numpy_view(chunk)).all():
                 return False
             if name == "rank" and not _whole(values):
                 return False
@@ -488,15 +525,15 @@ def _utf8_error(
 def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
     """The int32 codes and the labels of a single-chunk dictionary column."""
     array = column.chunk(0)
-    return array.indices.to_numpy(zero_copy_only=False), array.dictionary.to_pylist()
+    return numpy_view(array.indices), array.dictionary.to_pylist()
 
 
 def _check_unique_judgments(raw: pa.Table, layout: Layout, skipped: np.ndarray, name: str) -> None:
     """A docno judged twice for one topic is an error naming the second judgment's line."""
     if raw.num_rows < 2:
         return
-    topic = raw["topic"].chunk(0).indices.to_numpy().astype(np.int64)
-    doc = raw["docno"].chunk(0).indices.to_numpy().astype(np.int64)
+    topic = numpy_view(raw["topic"].chunk(0).indices).astype(np.int64)
+    doc = numpy_view(raw["docno"].chunk(0).indices).astype(np.int64)
     key = topic * max(len(raw["docno"].chunk(0).dictionary), 1) + doc
     order = np.argsort(key, kind="stable")
     repeat = key[order][1:] == key[order][:-1]
@@ -524,36 +561,62 @@ def _canonical(raw: pa.Table, layout: Layout, role: str, name: str) -> pa.Table:
         codes, labels = _labels(raw["grade"]) if n else (np.zeros(0, np.int32), [])
         grade = np.array([int(g) for g in labels], dtype=np.int64)[codes] if n else codes
         return pa.table(
-            {"topic": raw["topic"], "docno": raw["docno"], "grade": pa.array(grade, pa.int64())}
+            {"topic": raw["topic"], "docno": raw["docno"], "grade": _arrow(grade.astype(np.int64))}
         )
     names = set(raw.column_names)
     if "rank" in names:
-        rank = raw["rank"].to_numpy().astype(np.int64)
+        rank = numpy_view(raw["rank"].chunk(0)).astype(np.int64)
     else:
         rank = _position_in_topic(raw["topic"]) + 1
-    score = raw["score"].to_numpy() if "score" in names else -rank.astype(np.float64)
+    score = numpy_view(raw["score"].chunk(0)) if "score" in names else -rank.astype(np.float64)
     if "tag" in names:
         tag = raw["tag"]
     else:
-        tag = pa.DictionaryArray.from_arrays(
-            pa.array(np.zeros(n, np.int32)), pa.array([_tag_of(name)])
+        label = _tag_of(name).encode()
+        dictionary = pa.Array.from_buffers(
+            pa.string(),
+            1,
+            [None, pa.py_buffer(np.array([0, len(label)], np.int32)), pa.py_buffer(label)],
         )
+        tag = pa.DictionaryArray.from_arrays(_arrow(np.zeros(n, np.int32)), dictionary)
     return pa.table(
         {
             "topic": raw["topic"],
             "docno": raw["docno"],
-            "rank": pa.array(rank, pa.int64()),
-            "score": pa.array(np.asarray(score, np.float64), pa.float64()),
+            "rank": _arrow(rank),
+            "score": _arrow(np.asarray(score, np.float64)),
             "tag": tag,
         }
     )
+
+
+_NUMPY_TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64}
+_NUMPY_TYPES |= {"uint64": np.uint64, "double": np.float64}
+
+
+def numpy_view(array: pa.Array) -> np.ndarray:
+    """A numeric Arrow array without nulls as a read-only numpy view (pyarrow's own
+    `to_numpy` loads pandas, which `irscore evaluate` does not need)."""
+    dtype = np.dtype(_NUMPY_TYPES[str(array.type)])
+    data = array.buffers()[1]
+    if data is None:
+        return np.zeros(0, dtype)
+    return np.frombuffer(data, dtype, count=len(array), offset=array.offset * dtype.itemsize)
+
+
+def _arrow(values: np.ndarray) -> pa.Array:
+    """A numpy array of numbers as an Arrow array, without a copy (and unlike
+    `pa.array`, without loading pandas, which `irscore evaluate` does not need)."""
+    values = np.ascontiguousarray(values)
+    buffers = [None, pa.py_buffer(values)]
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), buffers)
 
 
 def _position_in_topic(topic: pa.ChunkedArray) -> np.ndarray:
     """Each row's 0-based position among its topic's rows, in file order."""
     if len(topic) == 0:
         return np.zeros(0, np.int64)
-    codes = topic.chunk(0).indices.to_numpy().astype(np.int64)
+    codes = numpy_view(topic.chunk(0).indices).astype(np.int64)
     order = np.argsort(codes, kind="stable")
     sorted_codes = codes[order]
     starts = np.r_[0, np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1]

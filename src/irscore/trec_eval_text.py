@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 
-import pandas as pd
+import numpy as np
 
-from irscore.measures.registry import is_integer, printed_per_topic
+from irscore.measures.registry import has_topic_rows, is_integer, printed_per_topic
 
 
 def format_value(measure: str, value: float) -> str:
@@ -24,30 +24,31 @@ def format_value(measure: str, value: float) -> str:
 
 
 def lines(
-    table: pd.DataFrame,
+    values: Mapping[str, np.ndarray],
+    topics: np.ndarray,
+    means: Mapping[str, float],
     runid: str | None,
     per_topic: bool,
     summary: bool = True,
     printed_topics: Collection[str] | None = None,
 ) -> Iterator[str]:
-    """Lines of one run under one convention, in trec_eval's order.
+    """Lines of one run under one convention, in trec_eval's order, from what
+    `evaluate.evaluate_one` returns (per-topic arrays, topic names, means).
 
-    `table` is the long table of one (run, convention); per-topic lines are
-    printed for `printed_topics` only (trec_eval 9 prints no line for a topic
-    the run lacks, even under -c). `runid` prints trec_eval's runid line.
+    Per-topic lines are printed for `printed_topics` only (trec_eval 9 prints
+    no line for a topic the run lacks, even under -c). `runid` prints
+    trec_eval's runid line.
     """
     if per_topic:
-        shown = [m for m in table["measure"].unique() if printed_per_topic(m)]
-        rows = table[(table["topic"] != "all") & table["measure"].isin(shown)]
-        if printed_topics is not None:
-            rows = rows[rows["topic"].isin(set(printed_topics))]
-        for topic, measure, value in zip(
-            rows["topic"], rows["measure"], rows["value"], strict=True
-        ):
-            yield f"{measure:<22s}\t{topic}\t{format_value(measure, value)}"
+        shown = [m for m in values if has_topic_rows(m) and printed_per_topic(m)]
+        wanted = None if printed_topics is None else set(printed_topics)
+        for i, topic in enumerate(topics):
+            if wanted is not None and topic not in wanted:
+                continue
+            for measure in shown:
+                yield f"{measure:<22s}\t{topic}\t{format_value(measure, values[measure][i])}"
     if summary:
         if runid is not None:
             yield f"{'runid':<22s}\tall\t{runid}"
-        rows = table[table["topic"] == "all"]
-        for measure, value in zip(rows["measure"], rows["value"], strict=True):
-            yield f"{measure:<22s}\tall\t{format_value(measure, value)}"
+        for measure in values:
+            yield f"{measure:<22s}\tall\t{format_value(measure, means[measure])}"

@@ -80,15 +80,17 @@ def add_input_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def read_inputs(args: argparse.Namespace, qrels_path: str, run_paths: list[str]):
-    """The qrels and runs as `trec.Records`, each file read once; described under --verbose."""
+    """The qrels as `trec.Records`, and the runs as Records read one at a time, as they
+    are asked for (so one run is in memory at once); each described under --verbose."""
     from irscore import trec
 
-    qrels = trec.read_qrels_records(qrels_path, args.qrels_format)
-    runs = [trec.read_run_records(path, args.run_format) for path in run_paths]
-    if args.verbose:
-        for records in (qrels, *runs):
+    def described(records):
+        if args.verbose:
             print(f"irscore: {records.describe()}", file=sys.stderr)
-    return qrels, runs
+        return records
+
+    qrels = described(trec.read_qrels_records(qrels_path, args.qrels_format))
+    return qrels, (described(trec.read_run_records(p, args.run_format)) for p in run_paths)
 
 
 def convention_from_args(args: argparse.Namespace) -> Convention:

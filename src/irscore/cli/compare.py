@@ -85,7 +85,8 @@ def run(args: argparse.Namespace) -> str:
     check_alpha(args.alpha)
     if args.B is not None and args.B < 1:
         raise UsageError(f"--B takes a positive number of resamples, got {args.B}")
-    qrels, runs = read_inputs(args, args.qrels, args.runs)
+    qrels, reading = read_inputs(args, args.qrels, args.runs)
+    runs = list(reading)
     names = run_names(args.runs, [str(r.table["tag"][0]) if len(r.table) else "" for r in runs])
     scored = score_runs(qrels, list(zip(names, runs, strict=True)), spec, convention)
     table, checks, measures = scored.table, scored.checks, scored.measures

@@ -38,38 +38,38 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> str:
     """The whole output of `irscore evaluate`, computed before anything is printed."""
-    import json
-
-    import pandas as pd
-
-    from irscore import trec, trec_eval_text
-    from irscore.evaluate import evaluate_one, long_table, prepare
+    from irscore import trec_eval_text
+    from irscore.evaluate import evaluate_one, prepare
     from irscore.measures import parse_requests
 
+    _arrow_memory_back_to_the_system()
     spec, missing = parse_requests(args.m or [], trec_eval_version(args))
     if args.M is not None and args.M < 1:
         raise UsageError(f"-M takes a positive number of documents, got {args.M}")
     convention = convention_from_args(args)
     qrels, runs = read_inputs(args, args.qrels, args.runs)
     out: list[str] = []
-    tables = []
+    results = []
     not_computed: list[str] = []
     for path, run in zip(args.runs, runs, strict=True):
         prepared = prepare(qrels, run)
+        runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
+        del run  # one run's records at a time: the next is read after this one is scored
         values, topics, means, notes = evaluate_one(prepared, convention, spec)
+        del prepared
         not_computed += notes.not_computed
         if len(topics) == 0:
             raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
-        runid = run.table["tag"][-1].as_py()
-        table = long_table(runid, convention, values, topics, means)
-        tables.append(table)
+        results.append((runid, values, topics, means))
         if args.format == "trec":
             in_run = set(topics)
             if convention.missing_topics == "mean_only":  # trec_eval 9: no line for them
                 in_run -= set(notes.qrels_topics_without_run)
             out.extend(
                 trec_eval_text.lines(
-                    table,
+                    values,
+                    topics,
+                    means,
                     runid if "runid" in spec.families else None,
                     per_topic=args.q,
                     summary=not args.n,
@@ -81,6 +81,32 @@ def run(args: argparse.Namespace) -> str:
     note_not_computed(not_computed, convention)
     if args.format == "trec":
         return "".join(line + "\n" for line in out)
+    return _table_text(results, convention, args)
+
+
+def _arrow_memory_back_to_the_system() -> None:
+    """Arrow's jemalloc pool, returning freed pages at once: one pass over big inputs
+    keeps its peak resident memory close to what is live (mimalloc, the default,
+    keeps freed blocks); the default stays where jemalloc is not built in."""
+    import pyarrow as pa
+
+    try:
+        pa.set_memory_pool(pa.jemalloc_memory_pool())
+        pa.jemalloc_set_decay_ms(0)
+    except NotImplementedError:
+        pass
+
+
+def _table_text(results: list, convention, args: argparse.Namespace) -> str:
+    """The long table of every run as TSV or JSON (pandas is loaded only here)."""
+    import json
+
+    import pandas as pd
+
+    from irscore import trec
+    from irscore.evaluate import long_table
+
+    tables = [long_table(name, convention, *result) for name, *result in results]
     combined = pd.concat(tables, ignore_index=True)
     if not args.q:
         combined = combined[combined["topic"] == "all"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 
 from irscore.measures.precision import parameter_name
 from irscore.measures.ranking import (
@@ -207,6 +206,8 @@ def err(r: Ranking, cutoff: int, gmax: int) -> np.ndarray:
     rank = r.rank
     keep = rank <= cutoff
     stop = np.minimum(stop, 1.0)
+    import pandas as pd  # loaded only when this measure is asked for
+
     go_on = pd.Series(1.0 - stop).groupby(r.topic_of_row, sort=False).cumprod().to_numpy()
     first = np.arange(len(rank)) == r.starts[r.topic_of_row]  # rows between add stop 0
     continue_before = np.where(first, 1.0, np.roll(go_on, 1))

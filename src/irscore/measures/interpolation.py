@@ -5,7 +5,6 @@ documents a recall level asks for.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from irscore.measures.ranking import Context, Ranking, per_ranking
 
@@ -43,6 +42,8 @@ def interpolated_precision(r: Ranking, rule: str) -> tuple[np.ndarray, ...]:
     # relevant rank is reached at a relevant rank: only those rows matter.
     precision = r.cumrel[rel_rows] / r.rank[rel_rows]
     topic = r.topic_of_row[rel_rows]
+    import pandas as pd  # loaded only when this measure is asked for
+
     best_below = (
         pd.Series(precision[::-1]).groupby(topic[::-1], sort=False).cummax().to_numpy()[::-1]
     )
