@@ -125,22 +125,38 @@ def test_runs_over_fewer_topics_are_flagged_not_ranked_silently(clean):
     assert "| 3 of 3 |" in summary and "**Not comparable:**" in summary
 
 
-@pytest.mark.parametrize("keep_mtime", [True, False], ids=["mtime kept", "mtime changed"])
-def test_a_truncated_run_is_redone(clean, copy, keep_mtime):
+def cut(path: Path, keep, keep_mtime: bool) -> tuple[int, int]:
+    """Keep the lines of `path` for which keep(number, line) holds (with its old mtime if
+    asked); returns the line counts before and after."""
+    stat = path.stat()
+    lines = path.read_text().splitlines(keepends=True)
+    kept = [line for number, line in enumerate(lines) if keep(number, line)]
+    assert 0 < len(kept) < len(lines)
+    path.write_text("".join(kept))
+    if keep_mtime:  # as if never touched: Snakemake alone would see nothing to do
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    return len(lines), len(kept)
+
+
+def test_truncated_runs_and_an_eval_table_missing_topic_rows_are_redone(clean, copy):
+    """Three faults at once, one `make results`: each named, and the clean run's bytes."""
     raw, _, files = clean
-    run = copy / "results" / "runs" / "bm25.run"
-    stat = run.stat()
-    lines = run.read_text().splitlines(keepends=True)
-    run.write_text("".join(lines[: len(lines) // 2]))  # cut at a line boundary
-    if keep_mtime:
-        os.utime(run, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    results = copy / "results"
+    # every other line of bm25's run, tfidf's lines of topic 2, the ideal run's topic 1 rows
+    bm25 = cut(results / "runs" / "bm25.run", lambda n, line: n % 2 == 0, keep_mtime=True)
+    tfidf = cut(results / "runs" / "tfidf.run", lambda n, line: line[:2] != "2 ", False)
+    ideal = cut(results / "eval" / "ideal.tsv", lambda n, row: row.split("\t")[2] != "1", True)
     done = make_results(copy, raw)
     assert done.returncode == 0, done.stdout + done.stderr
-    recorded = len(lines)
-    assert done.stdout.startswith(
-        f"results/runs/bm25.run: {len(lines) // 2} lines, recorded {recorded} in "
-        "results/records/runs/bm25.json: its step runs again\n"
-    )
+    said = done.stdout.splitlines()
+    assert said[:3] == [
+        f"results/eval/ideal.tsv: {ideal[1]} lines, recorded {ideal[0]} in "
+        "results/records/eval/ideal.json: its step runs again",
+        f"results/runs/bm25.run: {bm25[1]} lines, recorded {bm25[0]} in "
+        "results/records/runs/bm25.json: its step runs again",
+        f"results/runs/tfidf.run: {tfidf[1]} lines, recorded {tfidf[0]} in "
+        "results/records/runs/tfidf.json: its step runs again",
+    ]
     assert_clean(copy, files)
 
 
@@ -155,21 +171,6 @@ def test_without_the_runner_a_truncated_run_stops_the_evaluation(clean, copy):
     expected = f"results/runs/bm25.run: {len(lines) - 1} lines, recorded {len(lines)} in "
     assert expected + "results/records/runs/bm25.json" in log
     assert (copy / "results" / "summary.md").read_bytes() == summary
-
-
-def test_an_eval_table_missing_topic_rows_is_redone(clean, copy):
-    raw, _, files = clean
-    table = copy / "results" / "eval" / "tfidf.tsv"
-    stat = table.stat()
-    rows = table.read_text().splitlines(keepends=True)
-    kept = [row for row in rows if row.split("\t")[2] != "1"]  # topic 1's rows gone
-    assert 0 < len(kept) < len(rows)
-    table.write_text("".join(kept))
-    os.utime(table, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as if never touched
-    done = make_results(copy, raw)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "results/eval/tfidf.tsv: " in done.stdout.splitlines()[0]
-    assert_clean(copy, files)
 
 
 def test_without_the_runner_a_damaged_eval_table_fails_every_report_job(clean, copy):

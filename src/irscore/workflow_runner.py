@@ -132,7 +132,7 @@ def recover() -> Iterator[str]:
 def run_snakemake(args: list[str], lock) -> int:
     """Snakemake with the whole output to LOG and one line per finished job shown."""
     snakemake = Path(sys.executable).parent / "snakemake"
-    command = [str(snakemake), "--rerun-incomplete", "--quiet", "host", "reason", *args]
+    command = [str(snakemake), "--rerun-incomplete", *args]  # all of it goes to the log
     LOG.parent.mkdir(parents=True, exist_ok=True)
     interrupted = False
 
