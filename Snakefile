@@ -11,6 +11,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/retrieve.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/workbench.smk"
 
 
 rule all:

@@ -19,4 +19,5 @@ with logging_to(snakemake.log[0]):
         compare=snakemake.params.compare,
         figures=snakemake.input.published[0] if snakemake.input.published else None,
         ir_measures_runs=snakemake.input.ir_measures_runs,
+        sections=snakemake.input.sections,
     )

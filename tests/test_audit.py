@@ -46,10 +46,16 @@ def test_audit_counts_shifts_and_flips():
     assert audit.loc[("judged_only", "a"), "run_order"] == "b > a"
     assert audit.loc[("judged_only", "a"), "order_changes"]
     assert not audit.loc[("reference", "b"), "order_changes"]
+    # two runs swapped: tau = (0 concordant - 1 discordant) / 1 = -1, tau_AP = -1 too;
+    # the reference against itself: 1
+    assert audit.loc[("judged_only", "a"), "tau"] == pytest.approx(-1.0)
+    assert audit.loc[("judged_only", "b"), "tau_ap"] == pytest.approx(-1.0)
+    assert audit.loc[("reference", "a"), "tau_ap"] == 1.0
     text = markdown(audit.reset_index(), {"MAP": "map"})
     assert "**b > a**" in text and "0.3000 (-0.1000)" in text
+    assert "| **b > a** | -1.00 / -1.00 |" in text
     reference = next(line for line in text.splitlines() if line.startswith("| reference |"))
-    assert reference.endswith("| 0.4000 | 0.3000 | – | – | a > b |")  # the order, given
+    assert reference.endswith("| 0.4000 | 0.3000 | – | – | a > b | – |")  # the order, given
 
 
 def test_audit_table_shows_an_unchanged_order_as_same():
@@ -59,7 +65,7 @@ def test_audit_table_shows_an_unchanged_order_as_same():
     audit = convention_audit(table, ["map"], conventions)
     lines = markdown(audit, {"MAP": "map"}).splitlines()
     asc = next(line for line in lines if line.startswith("| asc |"))
-    assert asc.endswith("| same |") and "a > b" not in asc  # (0.5 + 0.3) / 2 = 0.4 > 0.3
+    assert asc.endswith("| same | 1.00 / 1.00 |") and "a > b" not in asc  # 0.4 > 0.3
 
 
 def test_topics_only_one_side_has_count_as_changed():

@@ -173,3 +173,15 @@ def test_no_shared_topic_is_an_error():
     qrels, a, b = _collection(topics=2)
     with pytest.raises(interleave.InterleaveError, match="no topic in common"):
         interleave.simulate(qrels, a[a["topic"] == "1"], b[b["topic"] == "2"])
+
+
+def test_rankings_cut_at_twice_the_length_change_nothing():
+    # a merged list of 3 reaches at most 3 of one run's own plus 3 the other placed: 6
+    qrels, a, b = _collection(depth=10)
+    judged = interleave.grade_lookup(qrels)
+    cut = interleave.simulate(qrels, a, b, "informational", 300, length=3, seed=2)
+    whole = interleave.simulate_rankings(
+        judged, interleave.rankings(a), interleave.rankings(b), "informational", 300, 3, 2
+    )
+    assert interleave.log_lines(cut) == interleave.log_lines(whole)
+    assert interleave.rankings(a, 2)["1"] == interleave.rankings(a)["1"][:2]

@@ -125,6 +125,8 @@ def test_readme_counts_the_reports_categories():
         **layout.workflow_tables(config["conventions"], published=True),
         **layout.run_figures(config["conventions"]),
         **layout.topic_figures(config["plots"]["pairs"]),
+        **layout.systems(config["systems"]["baseline"]),
+        **layout.interleaving(config["interleaving"]["pairs"]),
     }
     categories = sorted({a.category for a in artefacts.values() if a.category})
     said = re.search(r"the (\w+) result categories", README).group(1)
@@ -159,3 +161,30 @@ def test_readme_counts_runs_conventions_and_jobs(tmp_path):
     jobs = int(re.search(r"^total\s+(\d+)", plan, re.M).group(1))
     stated = f"({runs} runs, {len(config['conventions'])} conventions, {jobs} jobs;"
     assert stated in README
+
+
+def _block_after(readme: str, command: str) -> list[str]:
+    """The lines of the README's code block that starts with `$ COMMAND`, after it."""
+    lines = readme.splitlines()
+    start = next(i for i, line in enumerate(lines) if line == f"$ {command}")
+    end = next(i for i in range(start, len(lines)) if lines[i] == "```")
+    return lines[start + 1 : end]
+
+
+def test_readme_workbench_examples_are_what_the_commands_print(tmp_path):
+    import io
+    from contextlib import redirect_stdout
+
+    from irscore.cli import main
+
+    readme = (REPO / "README.md").read_text()
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["explain", "--grades", "3,2,3,0,1,2", "--missed", "3,2", "-k", "6"]) == 0
+    shown = _block_after(readme, ".venv/bin/irscore explain --grades 3,2,3,0,1,2 --missed 3,2 -k 6")
+    assert shown[0] == "..." and all(line in out.getvalue().splitlines() for line in shown[1:])
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["pool", "--out", str(tmp_path / "pool"), "--seed", "1"]) == 0
+    shown = _block_after(readme, ".venv/bin/irscore pool --out my-pool --seed 1")
+    assert shown == out.getvalue().splitlines()

@@ -57,6 +57,8 @@ def two_retrievers(workdir: Path) -> None:
             config[key] = value
     if "compare" in config:
         config["compare"]["pairs"] = [["tfidf", "bm25"]]
+    if "interleaving" in config:
+        config["interleaving"]["pairs"] = [["tfidf", "bm25"]]
     path.write_text(yaml.safe_dump(config, sort_keys=False))
 
 

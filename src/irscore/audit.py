@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irscore import stats, trec
+from irscore import rank_correlation, stats, trec
 from irscore.conventions import Convention, name_under
 from irscore.evaluate import concat_long
 from irscore.results import Results
@@ -29,6 +29,8 @@ COLUMNS = [
     "largest_topic_change",
     "run_order",
     "order_changes",
+    "tau",
+    "tau_ap",
 ]
 # Per-topic values closer than this count as unchanged (float noise, not a change).
 SAME = 1e-12
@@ -63,6 +65,8 @@ def convention_audit(
             means = {run: _mean(values, convention.name, name, run) for run in runs}
             undefined = all(np.isnan(v) for v in means.values())
             order = "n/a" if undefined else _run_order(means)
+            tau = rank_correlation.kendall_tau(reference_means, means)
+            tau_ap = rank_correlation.tau_ap(reference_means, means)
             for run in runs:
                 changed, largest = _topic_changes(values, convention.name, name, measure, run)
                 rows.append(
@@ -78,6 +82,8 @@ def convention_audit(
                         largest,
                         order,
                         not undefined and order != reference_order,
+                        tau,
+                        tau_ap,
                     )
                 )
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -169,7 +175,9 @@ def markdown(audit: pd.DataFrame, labels: Mapping[str, str]) -> str:
         "value moves (or that the convention adds or drops); *largest* is the largest "
         "per-topic move over all runs; *order* ranks the runs by the mean, best first: given "
         "for the reference and, in bold, where a convention changes it (*same*: the "
-        "reference's order). n/a: the convention does not define the measure.\n"
+        "reference's order); *tau / tau_AP* say how far the order is from the reference's "
+        "(Kendall's tau-b, and tau_AP, which weighs swaps near the top more; 1 = the same "
+        "order). n/a: the convention does not define the measure.\n"
     ]
     # The rows of each (measure, convention), in the audit's order: plain tuples, since
     # looking up 1,760 cells in DataFrames took a second.
@@ -178,7 +186,8 @@ def markdown(audit: pd.DataFrame, labels: Mapping[str, str]) -> str:
         groups.setdefault((row.measure, row.convention), []).append(row)
     for label, measure in labels.items():
         header = ["convention", "what changes", *runs, "topics changed", "largest", "order"]
-        lines = [header, ["---", "---", *["---:"] * len(runs), "---", "---:", "---"]]
+        header.append("tau / tau_AP")
+        lines = [header, ["---", "---", *["---:"] * len(runs), "---", "---:", "---", "---:"]]
         for (of, convention), rows in groups.items():
             if of != measure:
                 continue
@@ -197,6 +206,7 @@ def markdown(audit: pd.DataFrame, labels: Mapping[str, str]) -> str:
             largest = max((c for c in changes if not np.isnan(c)), default=np.nan)
             cells.append("–" if reference or np.isnan(largest) else f"{largest:.4f}")
             cells.append(_order_cell(rows[0], reference))
+            cells.append(_taus(rows[0].tau, rows[0].tau_ap, reference))
             lines.append(cells)
         table = "".join("| " + " | ".join(map(str, c)) + " |\n" for c in lines)
         sections.append(f"## {label} (`{measure}`)\n\n{table}")
@@ -209,6 +219,13 @@ def _order_cell(row: Any, reference: bool) -> str:
     if reference or row.run_order == "n/a":
         return row.run_order
     return f"**{row.run_order}**" if row.order_changes else "same"
+
+
+def _taus(tau: float, tau_ap: float, reference: bool) -> str:
+    """`0.87 / 0.79`, `–` for the reference row, n/a where undefined."""
+    if reference:
+        return "–"
+    return " / ".join("n/a" if np.isnan(v) else f"{v:.2f}" for v in (tau, tau_ap))
 
 
 def _shifted(mean: float, diff: float, reference: bool) -> str:

@@ -159,11 +159,18 @@ def cascade_clicks(grades: Sequence[int], model: str, rng: np.random.Generator) 
     return clicks
 
 
-def rankings(run: pd.DataFrame) -> dict[str, list[str]]:
-    """Each topic's docnos in trec_eval's order: score descending, then docno descending."""
+def rankings(run: pd.DataFrame, depth: int | None = None) -> dict[str, list[str]]:
+    """Each topic's docnos in trec_eval's order (score descending, then docno descending),
+    the first `depth` of them (None: all)."""
     ordered = run.sort_values("docno", ascending=False, kind="stable")
     ordered = ordered.sort_values(["topic", "score"], ascending=[True, False], kind="stable")
-    return {str(t): list(g["docno"].astype(str)) for t, g in ordered.groupby("topic", sort=True)}
+    if depth is not None:
+        ordered = ordered.groupby("topic", sort=False).head(depth)
+    topics = ordered["topic"].astype(str).to_numpy()
+    docs = ordered["docno"].astype(str).tolist()
+    starts = np.flatnonzero(np.r_[True, topics[1:] != topics[:-1]]) if len(topics) else []
+    ends = [*starts[1:], len(topics)]
+    return {topics[s]: docs[s:e] for s, e in zip(starts, ends, strict=True)}
 
 
 def grade_lookup(qrels: pd.DataFrame, grades: str = "raw") -> dict[tuple[str, str], int]:
@@ -188,17 +195,39 @@ def simulate(
     Each impression draws a query uniformly among the topics both runs answer;
     unjudged and negative grades count as grade 0 for the click model.
     """
+    depth = 2 * max(length, 1)  # what a merged list of `length` can reach in either run
+    return simulate_rankings(
+        grade_lookup(qrels, grades),
+        rankings(run_a, depth),
+        rankings(run_b, depth),
+        model,
+        impressions,
+        length,
+        seed,
+        method,
+    )
+
+
+def simulate_rankings(
+    judged: Mapping[tuple[str, str], int],
+    by_a: Mapping[str, list[str]],
+    by_b: Mapping[str, list[str]],
+    model: str = "perfect",
+    impressions: int = 10_000,
+    length: int = 10,
+    seed: int = 0,
+    method: str = "team_draft",
+) -> Outcome:
+    """`simulate` on rankings already built (`rankings`) and grades looked up (`grade_lookup`)."""
     if model not in CLICK_MODELS:
         raise InterleaveError(f"unknown click model {model!r}; choose from {list(CLICK_MODELS)}")
     if method not in METHODS:
         raise InterleaveError(f"unknown method {method!r}; choose from {list(METHODS)}")
     if impressions < 1 or length < 1:
         raise InterleaveError("--impressions and --length take positive numbers")
-    by_a, by_b = rankings(run_a), rankings(run_b)
     queries = sorted(set(by_a) & set(by_b))
     if not queries:
         raise InterleaveError("the two runs answer no topic in common")
-    judged = grade_lookup(qrels, grades)
     rng = np.random.Generator(np.random.PCG64(seed))
     shown = []
     for query in rng.choice(queries, size=impressions).tolist():
@@ -299,26 +328,29 @@ def _share(value: float) -> str:
     return "n/a" if np.isnan(value) else f"{value:.4f}"
 
 
-def figure(o: Outcome, name_a: str, name_b: str):
-    """B's share of the decided impressions as impressions accumulate, with the 1/2 line."""
+def figure(outcomes: Mapping[str, Outcome], name_a: str, name_b: str):
+    """B's share of the decided impressions as they accumulate, one line per outcome
+    (per click model), with the line of no preference."""
     from matplotlib.figure import Figure
 
     from irscore.report.plots import COLOURS, GREY
 
-    fig = Figure(figsize=(6.4, 3.6), layout="constrained")
+    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
     axes = fig.add_subplot()
-    x = np.arange(1, len(o.running_share) + 1)
-    axes.plot(x, o.running_share, color=COLOURS[0], label=f"share won by B = {name_b}")
+    for i, (label, o) in enumerate(outcomes.items()):
+        x = np.arange(1, len(o.running_share) + 1)
+        axes.plot(x, o.running_share, color=COLOURS[i % len(COLOURS)], label=label)
     axes.axhline(0.5, color=GREY, linestyle="--", linewidth=1.0, label="no preference")
     axes.set_xscale("log")
     axes.set_ylim(0, 1)
     axes.set_xlabel("impressions")
-    axes.set_ylabel(f"share of decided impressions B wins\n(A = {name_a})")
-    axes.legend(loc="best")
+    axes.set_ylabel("share of decided impressions won by B")
+    axes.set_title(f"interleaving A = {name_a} with B = {name_b}")
+    axes.legend(loc="lower right", title="click model")
     return fig
 
 
-def save_figure(o: Outcome, name_a: str, name_b: str, path: str) -> None:
+def save_figure(o: Outcome, model: str, name_a: str, name_b: str, path: str) -> None:
     """Write the settling figure as PNG or SVG (by the file's suffix), whole or not at all."""
     from irscore import trec
     from irscore.report import plots
@@ -326,6 +358,6 @@ def save_figure(o: Outcome, name_a: str, name_b: str, path: str) -> None:
     kind = path.rsplit(".", 1)[-1].lower()
     metadata = plots.PNG_METADATA if kind == "png" else plots.SVG_METADATA
     with plots.style():
-        fig = figure(o, name_a, name_b)
+        fig = figure({model: o}, name_a, name_b)
         with trec.atomic_output(path) as tmp:
             fig.savefig(tmp, format=kind, dpi=150, metadata=metadata)

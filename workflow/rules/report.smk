@@ -50,10 +50,12 @@ rule tables:
             *run_records(run_names()),
             *eval_records([*run_names(), IDEAL]),
         ],
+        sections=workbench_sections(),
         code=package_sources(
             "report/__init__.py",
             "report/pipeline.py",
             "report/layout.py",
+            "rank_correlation.py",
             "results.py",
             "tables.py",
             "ties.py",

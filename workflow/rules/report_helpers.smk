@@ -59,8 +59,48 @@ def topic_figures_outputs():
 def report_targets():
     """The ideal run's evaluation and every artefact of the three report jobs."""
     artefacts = {**tables_outputs(), **figures_outputs(), **topic_figures_outputs()}
+    artefacts |= {f"systems_{k}": v for k, v in systems_outputs().items()}
+    artefacts |= {f"interleaving_{k}": v for k, v in interleaving_outputs().items()}
     return [
         f"results/eval/{IDEAL}.tsv",
         f"results/crosscheck/{IDEAL}.tsv",
         *(str(path) for path in artefacts.values()),
     ]
+
+
+def systems_outputs():
+    """The many-systems table and its tests."""
+    return in_report(layout.systems(config["systems"]["baseline"]))
+
+
+def interleaving_outputs():
+    """The interleaving verdicts and a settling figure per pair."""
+    return in_report(layout.interleaving(config["interleaving"]["pairs"]))
+
+
+def interleaved_runs(pattern):
+    """`pattern` filled with each run some interleaving pair names, in config order."""
+    named = {run for pair in config["interleaving"]["pairs"] for run in pair}
+    return [pattern.format(run=run) for run in run_names() if run in named]
+
+
+def interleaving_settings():
+    """The `interleaving:` settings, with the figures' resolution."""
+    return {**config["interleaving"], "dpi": config["plots"]["dpi"]}
+
+
+def workbench_sections():
+    """The Markdown files the summary appends: the systems table, the verdicts."""
+    systems = layout.systems(config["systems"]["baseline"])
+    verdicts = layout.interleaving(config["interleaving"]["pairs"])
+    return [f"results/{systems['md'].path}", f"results/{verdicts['md'].path}"]
+
+
+if config["systems"]["baseline"] not in run_names():
+    raise ValueError(
+        f"config: systems.baseline {config['systems']['baseline']!r} is not a run"
+    )
+for _pair in config["interleaving"]["pairs"]:
+    _unknown = [run for run in _pair if run not in run_names()]
+    if _unknown or _pair[0] == _pair[1]:
+        raise ValueError(f"config: interleaving pair {_pair}: name two different runs")

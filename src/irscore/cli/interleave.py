@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> str:
         trec.write_lines_atomically(args.log, [interleave.log_lines(outcome)])
     if args.plot:
         matplotlib_config_dir()
-        interleave.save_figure(outcome, *names, args.plot)
+        interleave.save_figure(outcome, args.click_model, *names, args.plot)
     head = f"{args.method} interleaving, {args.click_model} clicks, seed {args.seed}\n"
     return head + interleave.summary(outcome, *names, alpha=args.alpha)
 

@@ -176,3 +176,43 @@ def paths_under(outputs: Mapping[str, str], prefix: str) -> dict[str, str]:
     return {
         key.removeprefix(prefix): path for key, path in outputs.items() if key.startswith(prefix)
     }
+
+
+WORKBENCH = "9. Many systems and interleaving"
+
+
+def systems(baseline: str) -> Layout:
+    """The many-systems table (config `systems:`) and its tests."""
+    layout = {
+        f"{ext}": Artefact(
+            f"tables/systems.{ext}",
+            "systems",
+            WORKBENCH,
+            {"table": "many systems", "baseline": baseline, "format": ext},
+        )
+        for ext in ("md", "csv", "tex")
+    }
+    return layout | {"tests": Artefact("compare/systems_tests.tsv")}
+
+
+def interleaving(pairs: Sequence[Sequence[str]]) -> Layout:
+    """The interleaving verdicts beside the offline ones, and a settling figure per pair."""
+    layout = {
+        "md": Artefact(
+            "interleaving/verdicts.md",
+            "interleaving",
+            WORKBENCH,
+            {"table": "interleaving verdicts"},
+        ),
+        "tsv": Artefact("interleaving/verdicts.tsv"),
+    }
+    for a, b in pairs:
+        layout |= figure(
+            f"{a}_vs_{b}",
+            f"interleaving_{a}_vs_{b}",
+            WORKBENCH,
+            "interleaving_plot",
+            figure="interleaving",
+            pair=f"{a} vs {b}",
+        )
+    return layout

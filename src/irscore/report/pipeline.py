@@ -73,6 +73,7 @@ def tables_job(
     compare: Mapping[str, Any],
     figures: str | None = None,
     ir_measures_runs: Sequence[str] = (),
+    sections: Sequence[str] = (),
 ) -> None:
     """The workflow's tables job: every table and results/summary.md, from the qrels, the
     runs, their long tables (`evals`, in the runs' order), the ideal run's long table and
@@ -105,6 +106,7 @@ def tables_job(
             paths_under(outputs, "published_"),
         )
         appendix.append(outputs["published_comparison_md"])
+    appendix += sections
     rules = list(results.interpolations)
     summary.write(
         qrels_frame,

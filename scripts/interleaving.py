@@ -1,0 +1,16 @@
+"""Snakemake glue for rule interleaving: irscore.report.workbench.interleaving_job."""
+
+from pathlib import Path
+
+from irscore.logs import logging_to
+from irscore.report.workbench import interleaving_job
+
+with logging_to(snakemake.log[0]):
+    interleaving_job(
+        qrels=snakemake.input.qrels,
+        runs={Path(path).stem: path for path in snakemake.input.runs},
+        evals=snakemake.input.evals,
+        conventions=snakemake.params.conventions,
+        settings=snakemake.params.settings,
+        outputs=dict(snakemake.output.items()),
+    )

@@ -1,0 +1,13 @@
+"""Snakemake glue for rule systems_table: irscore.report.workbench.systems_job."""
+
+from irscore.logs import logging_to
+from irscore.report.workbench import systems_job
+
+with logging_to(snakemake.log[0]):
+    systems_job(
+        evals=snakemake.input.evals,
+        conventions=snakemake.params.conventions,
+        settings=snakemake.params.settings,
+        compare=snakemake.params.compare,
+        outputs=dict(snakemake.output.items()),
+    )

@@ -1,0 +1,64 @@
+# The workbench's sections of the report: the configured runs in one table against the
+# baseline (config `systems:`), and interleaving experiments for the configured pairs
+# (config `interleaving:`), their verdicts beside the offline measure's.
+
+
+rule systems_table:
+    input:
+        evals=expand("results/eval/{run}.tsv", run=run_names()),
+        code=package_sources(
+            "report/workbench.py",
+            "systems_table.py",
+            "audit.py",
+            "stats.py",
+            "results.py",
+            "evaluate.py",
+            "conventions.py",
+            "trec.py",
+        ),
+    output:
+        **systems_outputs(),
+    log:
+        "results/logs/systems_table.log",
+    conda:
+        "../envs/irscore.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+    params:
+        conventions=config["conventions"],
+        settings=config["systems"],
+        compare=config["compare"],
+    script:
+        "../../scripts/systems_table.py"
+
+
+rule interleaving:
+    input:
+        qrels="results/data/qrels.txt",
+        runs=interleaved_runs("results/runs/{run}.run"),
+        evals=interleaved_runs("results/eval/{run}.tsv"),
+        code=package_sources(
+            "report/workbench.py",
+            "report/plots.py",
+            "interleave.py",
+            "audit.py",
+            "stats.py",
+            "results.py",
+            "evaluate.py",
+            "trec.py",
+        ),
+    output:
+        **interleaving_outputs(),
+    log:
+        "results/logs/interleaving.log",
+    conda:
+        "../envs/irscore.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        conventions=config["conventions"],
+        settings=interleaving_settings(),
+    script:
+        "../../scripts/interleaving.py"
