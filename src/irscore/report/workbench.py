@@ -16,7 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from irscore import audit, interleave, systems_table, trec
+from irscore import interleave, systems_table, trec
+from irscore.audit import paired_comparisons
 from irscore.conventions import REFERENCE
 from irscore.evaluate import concat_long
 from irscore.results import Results
@@ -105,7 +106,7 @@ def interleaving_job(
     results = Results.read(evals, conventions)
     measure, alpha = settings["measure"], settings["alpha"]
     pairs = [tuple(pair) for pair in settings["pairs"]]
-    offline = audit.paired_comparisons(
+    offline = paired_comparisons(
         _reference_rows(results, [measure]),
         pairs,
         [measure],
