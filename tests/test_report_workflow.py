@@ -154,7 +154,8 @@ def test_every_figure_of_the_report_displays_in_headless_chromium(runs, tmp_path
         for name, entry in report_results(runs[0] / "results" / "report.html").items()
         if entry["mime_type"].startswith("image/")
     }
-    assert len(figures) == 2 * 6  # PNG and SVG of 3 curves, conventions, example, one pair
+    # PNG and SVG of 3 curves, conventions, example, one pair, one interleaving pair
+    assert len(figures) == 2 * 7
     images = "".join(
         f'<img id="{index}" src="{uri}">' for index, uri in enumerate(figures.values())
     )
