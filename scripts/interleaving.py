@@ -1,11 +1,14 @@
-"""Snakemake glue for rule interleaving: irscore.report.workbench.interleaving_job."""
+"""Snakemake glue for rule interleaving: irscore.report.workbench.interleaving_job, after checking
+its inputs against their records (irscore.integrity)."""
 
 from pathlib import Path
 
+from irscore.integrity import verify_inputs
 from irscore.logs import logging_to
 from irscore.report.workbench import interleaving_job
 
 with logging_to(snakemake.log[0]):
+    verify_inputs(snakemake.input, snakemake.input.records)
     interleaving_job(
         qrels=snakemake.input.qrels,
         runs={Path(path).stem: path for path in snakemake.input.runs},

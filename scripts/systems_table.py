@@ -1,9 +1,12 @@
-"""Snakemake glue for rule systems_table: irscore.report.workbench.systems_job."""
+"""Snakemake glue for rule systems_table: irscore.report.workbench.systems_job, after checking
+its inputs against their records (irscore.integrity)."""
 
+from irscore.integrity import verify_inputs
 from irscore.logs import logging_to
 from irscore.report.workbench import systems_job
 
 with logging_to(snakemake.log[0]):
+    verify_inputs(snakemake.input, snakemake.input.records)
     systems_job(
         evals=snakemake.input.evals,
         conventions=snakemake.params.conventions,

@@ -6,8 +6,10 @@
 rule systems_table:
     input:
         evals=expand("results/eval/{run}.tsv", run=run_names()),
+        records=eval_records(run_names()),
         code=package_sources(
             "report/workbench.py",
+            "integrity.py",
             "systems_table.py",
             "audit.py",
             "stats.py",
@@ -38,8 +40,14 @@ rule interleaving:
         qrels="results/data/qrels.txt",
         runs=interleaved_runs("results/runs/{run}.run"),
         evals=interleaved_runs("results/eval/{run}.tsv"),
+        records=[
+            "results/data/manifest.json",
+            *run_records(interleaved_runs("{run}")),
+            *eval_records(interleaved_runs("{run}")),
+        ],
         code=package_sources(
             "report/workbench.py",
+            "integrity.py",
             "report/plots.py",
             "interleave.py",
             "audit.py",
