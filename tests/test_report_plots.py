@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
 from irscore.report import plots
@@ -139,3 +140,15 @@ def test_a_runs_style_comes_from_its_name_and_earlier_runs_keep_theirs():
     )
     moved = run_styles([rival, "bm25"])
     assert moved[rival].color == alone.color != moved["bm25"].color
+
+
+def test_convention_heatmap_title_fits_a_narrow_figure():
+    means = conventions()
+    means = means[means["measure"] == "MAP"]
+    means = pd.concat([means.assign(measure=f"M{i}") for i in range(8)])  # 8 panels, 2 runs
+    with plots.style():
+        figure = plots.conventions_figure(means, ["a", "b"])
+        canvas = FigureCanvasAgg(figure)
+        canvas.draw()
+    title = figure._suptitle.get_window_extent(canvas.get_renderer())
+    assert title.x0 >= 0 and title.x1 <= figure.bbox.width

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -401,10 +402,12 @@ def conventions_figure(means: pd.DataFrame, runs: Sequence[str]) -> Figure:
     bar = figure.colorbar(image, ax=grid, location="right", shrink=0.6, ticks=ticks, aspect=40)
     bar.ax.set_yticklabels([f"{t:+g}" if t else "0" for t in ticks])
     bar.set_label("mean under the convention − reference mean")
-    figure.suptitle(
+    title = (
         "What each convention does to each run's mean (reference row: the mean itself; "
         f"grey: not defined; {SWAP}: the runs' order changes)"
     )
+    # About 11 characters of the 10-point title per inch: wrapped to the figure's width.
+    figure.suptitle(textwrap.fill(title, width=int(figure.get_figwidth() * 11)))
     return figure
 
 
