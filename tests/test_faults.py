@@ -25,6 +25,8 @@ from test_report_workflow import tree, two_retrievers
 from test_workflow import REPO, SNAKEMAKE, copy_workflow, write_corpus
 
 from irscore import data
+from irscore.integrity import write_record
+from irscore.workflow_runner import recover
 
 pytestmark = pytest.mark.workflow
 RUNNER = [sys.executable, "-m", "irscore.workflow_runner"]
@@ -380,3 +382,28 @@ def test_the_readme_names_only_commands_and_messages_that_exist():
     ):
         assert message in runner
         assert message.replace("{AGAIN}", "run `make results` again").split(" (pid")[0] in section
+
+
+def test_recover_clears_what_a_killed_run_leaves(tmp_path, monkeypatch):
+    """What kill -9 leaves, without running a workflow: a Snakemake lock, a temporary
+    file of atomic_output, a result that differs from its record."""
+    monkeypatch.chdir(tmp_path)
+    locks = tmp_path / ".snakemake" / "locks"
+    locks.mkdir(parents=True)
+    (locks / "0.input.lock").write_text("results/runs/bm25.run\n")
+    runs = tmp_path / "results" / "runs"
+    runs.mkdir(parents=True)
+    (runs / ".bm25.run.k3j9x.tmp").write_text("1 Q0 d1 1 1.0 bm25\n")
+    (runs / "bm25.run").write_text("1 Q0 d1 1 1.0 bm25\n2 Q0 d1 1 1.0 bm25\n")
+    write_record("results/records/runs/bm25.json", [], runs=["results/runs/bm25.run"])
+    (runs / "bm25.run").write_text("1 Q0 d1 1 1.0 bm25\n")  # one of its two lines left
+    assert list(recover()) == [
+        "cleared the lock that an interrupted run left",
+        "removed 1 temporary file(s) of interrupted jobs",
+        "results/runs/bm25.run: 1 lines, recorded 2 in results/records/runs/bm25.json: "
+        "its step runs again",
+    ]
+    assert not list(locks.iterdir()) and not list(runs.glob("*.tmp"))
+    assert not (tmp_path / "results" / "records" / "runs" / "bm25.json").exists()
+    assert (runs / "bm25.run").is_file()  # kept: its step rewrites it
+    assert list(recover()) == []  # nothing left to do
