@@ -12,6 +12,7 @@ from irscore.audit import paired_comparisons
 from irscore.conventions import Convention
 from irscore.evaluate import Notes, concat_long, evaluate_one, long_table, prepare
 from irscore.measures import MeasureSpec, family_of
+from irscore.naming import few
 
 DEFAULT_MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
 
@@ -103,15 +104,10 @@ def notes_lines(name: str, notes: Notes) -> list[str]:
     lines = []
     if notes.run_topics_without_qrels:
         lines.append(
-            f"{name}: topics without judgments, skipped: {_few(notes.run_topics_without_qrels)}"
+            f"{name}: topics without judgments, skipped: {few(notes.run_topics_without_qrels)}"
         )
     if notes.qrels_topics_without_run:
-        lines.append(f"{name}: judged topics the run lacks: {_few(notes.qrels_topics_without_run)}")
+        lines.append(f"{name}: judged topics the run lacks: {few(notes.qrels_topics_without_run)}")
     if notes.duplicates_dropped:
         lines.append(f"{name}: {notes.duplicates_dropped} duplicate documents dropped")
     return lines
-
-
-def _few(items: Sequence[str], shown: int = 10) -> str:
-    more = f" and {len(items) - shown} more" if len(items) > shown else ""
-    return ", ".join(items[:shown]) + more

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from irscore.naming import few, topic_order
 from irscore.trec import atomic_output, write_lines_atomically
 
 # The data step's manifest: it pins each export's sha256 by file name (exports_sha256).
@@ -139,7 +140,7 @@ def publish(staging: str | os.PathLike, target: str | os.PathLike, record: str) 
 
 def topic_coverage(qrels: str | os.PathLike, run: str | os.PathLike) -> str | None:
     """How a run's topics differ from the topics the qrels judge (None: the same), e.g.
-    "covers 3 of the 225 judged topics; 222 missing: 4, 5, 6, ...; 1 not judged: 999"."""
+    "covers 3 of the 225 judged topics; 222 missing: 4, 5, 6 and 219 more; 1 not judged: 999"."""
     judged = set(file_record(qrels, topics=True)["topics"])
     ranked = set(file_record(run, topics=True)["topics"])
     if ranked == judged:
@@ -147,14 +148,8 @@ def topic_coverage(qrels: str | os.PathLike, run: str | os.PathLike) -> str | No
     parts = [f"covers {len(ranked & judged)} of the {len(judged)} judged topics"]
     for label, topics in (("missing", judged - ranked), ("not judged", ranked - judged)):
         if topics:
-            parts.append(f"{len(topics)} {label}: {_few(topics)}")
+            parts.append(f"{len(topics)} {label}: {few(topic_order(topics))}")
     return "; ".join(parts)
-
-
-def _few(topics: set[str], shown: int = 10) -> str:
-    """Up to `shown` topics in natural order, then an ellipsis."""
-    ordered = sorted(topics, key=lambda t: (len(t), t))
-    return ", ".join(ordered[:shown]) + (", ..." if len(ordered) > shown else "")
 
 
 def _listed(paths: Paths) -> list[str | os.PathLike]:

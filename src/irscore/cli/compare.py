@@ -15,6 +15,7 @@ from irscore.cli.common import (
     note_not_computed,
     read_inputs,
 )
+from irscore.naming import run_names
 
 # irscore.stats.TESTS and CORRECTIONS, spelled out so that the parser does not load
 # scipy (a test checks they agree).
@@ -145,15 +146,6 @@ def run(args: argparse.Namespace) -> str:
         + head
         + (systems_table.markdown(systems))
     )
-
-
-def run_names(paths: Sequence[str], tags: Sequence[str]) -> list[str]:
-    """The runs' tags; their paths where tags repeat; A, B, ... where paths repeat too."""
-    if len(set(tags)) == len(tags):
-        return list(tags)
-    if len(set(paths)) == len(paths):
-        return list(paths)
-    return [chr(ord("A") + i) if i < 26 else f"run{i + 1}" for i in range(len(paths))]
 
 
 def _baseline(chosen: str | None, paths: Sequence[str], names: Sequence[str]) -> str:

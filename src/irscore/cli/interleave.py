@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from irscore.cli.common import UsageError, check_alpha, matplotlib_config_dir
+from irscore.naming import run_names
 
 # irscore.interleave's METHODS and CLICK_MODELS, spelled out so that the parser does
 # not load numpy and scipy (a test checks they agree).
@@ -62,7 +63,8 @@ def run(args: argparse.Namespace) -> str:
         method=args.method,
         grades=args.grade_mapping,
     )
-    names = _names(args.run_a, args.run_b, run_a, run_b)
+    tags = [str(run["tag"].iloc[0]) for run in (run_a, run_b)]
+    names = tuple(run_names([args.run_a, args.run_b], tags))
     if args.log:
         trec.write_lines_atomically(args.log, [interleave.log_lines(outcome)])
     if args.plot:
@@ -70,11 +72,3 @@ def run(args: argparse.Namespace) -> str:
         interleave.save_figure(outcome, args.click_model, *names, args.plot)
     head = f"{args.method} interleaving, {args.click_model} clicks, seed {args.seed}\n"
     return head + interleave.summary(outcome, *names, alpha=args.alpha)
-
-
-def _names(path_a: str, path_b: str, run_a, run_b) -> tuple[str, str]:
-    """The runs' tags, their paths when the tags agree, A and B when the paths do too."""
-    tags = (str(run_a["tag"].iloc[0]), str(run_b["tag"].iloc[0]))
-    if tags[0] != tags[1]:
-        return tags
-    return (path_a, path_b) if path_a != path_b else ("A", "B")

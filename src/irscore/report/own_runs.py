@@ -21,6 +21,7 @@ from irscore.audit import conclusion_flips
 from irscore.conventions import DEFAULT_GRID, Convention, conventions_from_config
 from irscore.evaluate import evaluate, prepare, rank, write_long_table
 from irscore.measures import spec_from_config
+from irscore.naming import few
 from irscore.report import layout
 from irscore.report.pipeline import write_run_figures, write_run_tables
 from irscore.report.settings import DPI, HEADLINE, MEASURES
@@ -120,12 +121,12 @@ def input_checks(qrels: pd.DataFrame, run: pd.DataFrame, name: str) -> list[str]
     if notes.run_topics_without_qrels:
         lines.append(
             f"{name}: {len(notes.run_topics_without_qrels)} topics have no judgments "
-            f"and are skipped: {_few(notes.run_topics_without_qrels)}"
+            f"and are skipped: {few(notes.run_topics_without_qrels)}"
         )
     if notes.qrels_topics_without_run:
         lines.append(
             f"{name}: {len(notes.qrels_topics_without_run)} judged topics are missing "
-            f"from the run (they count only under -c): {_few(notes.qrels_topics_without_run)}"
+            f"from the run (they count only under -c): {few(notes.qrels_topics_without_run)}"
         )
     if notes.duplicates_dropped:
         lines.append(
@@ -140,11 +141,6 @@ def input_checks(qrels: pd.DataFrame, run: pd.DataFrame, name: str) -> list[str]
             "documents in the top 10 (counted as non-relevant)"
         )
     return lines
-
-
-def _few(items: Sequence[str], shown: int = 8) -> str:
-    more = f" and {len(items) - shown} more" if len(items) > shown else ""
-    return ", ".join(items[:shown]) + more
 
 
 def render_summary(
