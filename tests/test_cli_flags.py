@@ -608,3 +608,17 @@ def test_compare_correction_across_a_table_of_runs(stats_files, tmp_path, correc
     adjusted = (table.loc[("map", "B"), "p_adjusted"], table.loc[("P_2", "B"), "p_adjusted"])
     assert adjusted == pytest.approx(CORRECTIONS_OF_FOUR[correction], rel=1e-12)
     assert table.loc[("map", "C"), "p_adjusted"] == 1.0
+
+
+def test_explain_minus_j_lists_the_ranking_without_negative_grades(tmp_path):
+    # n (grade -1, trec_eval's "not in pool") leaves the ranking under -J; z (judged 0)
+    # stays: the table shows z at rank 1 and a at rank 2, P@2 = 1/2 (without -J: n, z, a).
+    case = CASES["-J negative grade"]
+    qrels, run = write(tmp_path, "qrels", case.qrels), write(tmp_path, "run", case.run)
+    argv = ["explain", qrels, run, "--topic", "1", "--format", "tsv"]
+    for flags, docnos in (((), ["n", "z", "a"]), (("-J",), ["z", "a"])):
+        status, out, err = run_cli(*argv, *flags)
+        assert status == 0, err
+        table = pd.read_csv(io.StringIO(out.split("\n\n")[0]), sep="\t", dtype={"docno": str})
+        assert list(table["docno"]) == docnos
+        assert list(table["rank"]) == list(range(1, len(docnos) + 1))
