@@ -143,11 +143,12 @@ def prepare(qrels: Frame, run: Frame) -> Prepared:
     )
 
 
-def _labelled(frame: Frame, column: str) -> tuple[np.ndarray, pa.Array]:
-    """A string column as int64 codes into an Arrow array of its distinct labels."""
+def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
+    """A string column as int64 codes into Arrow arrays of distinct labels: one pair per
+    chunk of the readers' Records (a run's docnos keep each block's dictionary)."""
     if isinstance(frame, trec.Records):
-        array = frame.table[column].combine_chunks()
-        return trec.numpy_view(array.indices).astype(np.int64), array.dictionary
+        chunks = frame.table[column].chunks
+        return [(trec.numpy_view(c.indices).astype(np.int64), c.dictionary) for c in chunks]
     import pandas as pd
 
     series = frame[column]
@@ -155,7 +156,7 @@ def _labelled(frame: Frame, column: str) -> tuple[np.ndarray, pa.Array]:
         codes, labels = series.cat.codes.to_numpy(), series.cat.categories
     else:
         codes, labels = pd.factorize(series)
-    return codes.astype(np.int64), pa.array(np.asarray(labels).astype(str), pa.string())
+    return [(codes.astype(np.int64), pa.array(np.asarray(labels).astype(str), pa.string()))]
 
 
 def _numbers(frame: Frame, column: str, dtype: type) -> np.ndarray:
@@ -171,13 +172,17 @@ def _has_repeats(keys: np.ndarray) -> bool:
     return bool((ordered[1:] == ordered[:-1]).any())
 
 
-def _shared_codes(*parts: tuple[np.ndarray, pa.Array]) -> tuple[list[np.ndarray], pa.Array]:
-    """Codes of several labelled columns recoded into their sorted union of labels.
+def _shared_codes(
+    *columns: list[tuple[np.ndarray, pa.Array]],
+) -> tuple[list[np.ndarray], pa.Array]:
+    """The codes of several labelled columns (each in one or more parts, as `_labelled`
+    gives them) recoded into their sorted union of labels.
 
-    One hash pass over the columns' distinct labels (Arrow's dictionary
-    encoding) and one sort of the union, in byte order as trec_eval's strcmp:
-    work per distinct label, not per row.
+    One hash pass over the parts' distinct labels (Arrow's dictionary encoding)
+    and one sort of the union, in byte order as trec_eval's strcmp: work per
+    distinct label, not per row.
     """
+    parts = [part for column in columns for part in column]
     labels = [part[1].cast(pa.string()) for part in parts]
     union = pc.dictionary_encode(pa.concat_arrays(labels))
     sorted_indices = pc.sort_indices(union.dictionary)
@@ -185,11 +190,13 @@ def _shared_codes(*parts: tuple[np.ndarray, pa.Array]) -> tuple[list[np.ndarray]
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
     label_codes = position[trec.numpy_view(union.indices)]
-    bounds = np.cumsum([0, *(len(label) for label in labels)])
-    recoded = [
-        label_codes[start:end][codes]
-        for (codes, _), start, end in zip(parts, bounds[:-1], bounds[1:], strict=True)
-    ]
+    recoded, start = [], 0
+    for column in columns:
+        out, row = np.empty(sum(len(codes) for codes, _ in column), dtype=np.int64), 0
+        for codes, label in column:
+            out[row : row + len(codes)] = label_codes[start : start + len(label)][codes]
+            row, start = row + len(codes), start + len(label)
+        recoded.append(out)
     return recoded, union.dictionary.take(sorted_indices)
 
 

@@ -285,7 +285,7 @@ class _Parser:
         layout = self.layout or formats.detect(None, self.role)
         skipped = np.sort(np.concatenate([np.zeros(0, np.int64), *self.skipped]))
         if self.tables:
-            raw = _combine(self.tables)
+            raw = _combine(self.tables, frozenset({"docno"} if self.role == "run" else ()))
         else:
             raw = pa.table(
                 {
@@ -301,13 +301,15 @@ class _Parser:
         return Records(table, self.name, layout, skipped, compression)
 
 
-def _combine(tables: list[pa.Table]) -> pa.Table:
+def _combine(tables: list[pa.Table], chunked: frozenset[str] = frozenset()) -> pa.Table:
     """One table of single chunks from the blocks' tables, emptying `tables`.
 
     Dictionary columns are recoded into one dictionary (a hash pass over the
     blocks' distinct labels, not their rows) and numbers concatenated, column
     by column, each block's column freed once copied: the peak is the blocks
-    plus one column, not two copies of everything.
+    plus one column, not two copies of everything. Columns named in `chunked`
+    keep their blocks and dictionaries (a run's docnos: `evaluate.prepare`
+    recodes them with the qrels' in one pass).
     """
     names = tables[0].column_names
     pending = {name: [chunk for t in tables for chunk in t[name].chunks] for name in names}
@@ -315,6 +317,9 @@ def _combine(tables: list[pa.Table]) -> pa.Table:
     columns = {}
     for name in names:
         chunks = pending.pop(name)
+        if name in chunked:
+            columns[name] = pa.chunked_array(chunks)
+            continue
         if not pa.types.is_dictionary(chunks[0].type):
             columns[name] = _arrow(np.concatenate([numpy_view(c) for c in chunks]))
             continue
