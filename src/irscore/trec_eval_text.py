@@ -23,6 +23,14 @@ def format_value(measure: str, value: float) -> str:
     return f"{value:6.4f}"
 
 
+def format_column(measure: str, values: np.ndarray) -> list[str]:
+    """`format_value` of each entry of one measure's array, the measure looked up once
+    and the floats taken out of numpy in one go (1M-line runs print 30k+ lines)."""
+    if is_integer(measure):
+        return [str(int(v)) for v in values.tolist()]
+    return [f"{'-nan':>6s}" if math.isnan(v) else f"{v:6.4f}" for v in values.tolist()]
+
+
 def lines(
     values: Mapping[str, np.ndarray],
     topics: np.ndarray,
@@ -42,11 +50,13 @@ def lines(
     if per_topic:
         shown = [m for m in values if has_topic_rows(m) and printed_per_topic(m)]
         wanted = None if printed_topics is None else set(printed_topics)
-        for i, topic in enumerate(topics):
+        columns = [format_column(m, values[m]) for m in shown]
+        labels = [f"{m:<22s}\t" for m in shown]
+        for i, topic in enumerate(topics.tolist()):
             if wanted is not None and topic not in wanted:
                 continue
-            for measure in shown:
-                yield f"{measure:<22s}\t{topic}\t{format_value(measure, values[measure][i])}"
+            for label, column in zip(labels, columns, strict=True):
+                yield f"{label}{topic}\t{column[i]}"
     if summary:
         if runid is not None:
             yield f"{'runid':<22s}\tall\t{runid}"
