@@ -29,7 +29,7 @@ from irscore.measures import (
     spec_from_config,
 )
 from irscore.measures.ap import INFAP_EPSILON
-from irscore.measures.ranking import segment_cumsum
+from irscore.measures.ranking import max_to_segment_end, segment_cumsum
 
 NEW_FAMILIES = frozenset(
     {
@@ -430,3 +430,14 @@ def test_running_sums_are_added_left_to_right_per_topic(lengths):
             total += value
             expected.append(total)
     assert np.array_equal(segment_cumsum(values, starts), np.array(expected))
+
+
+def test_max_to_segment_end_stops_at_each_segment():
+    """Interpolated precision's running maximum, from each entry to its topic's end."""
+    values = np.array([0.2, 0.5, 0.1, 0.3, 0.9, 0.4, 0.4, 0.7, 0.0])
+    segment = np.array([0, 0, 0, 0, 1, 1, 2, 2, 2])
+    # topic 0: max(.2,.5,.1,.3) = .5, max(.5,.1,.3) = .5, max(.1,.3) = .3, .3
+    # topic 1: max(.9,.4) = .9, .4 (not topic 2's .7); topic 2: .7, .7, 0
+    expected = [0.5, 0.5, 0.3, 0.3, 0.9, 0.4, 0.7, 0.7, 0.0]
+    assert max_to_segment_end(values, segment).tolist() == expected
+    assert max_to_segment_end(np.array([]), np.array([], dtype=np.int64)).tolist() == []

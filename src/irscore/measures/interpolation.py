@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irscore.measures.ranking import Context, Ranking, per_ranking
+from irscore.measures.ranking import Context, Ranking, max_to_segment_end, per_ranking
 
 RECALL_LEVELS = tuple(j / 10 for j in range(11))
 
@@ -42,11 +42,7 @@ def interpolated_precision(r: Ranking, rule: str) -> tuple[np.ndarray, ...]:
     # relevant rank is reached at a relevant rank: only those rows matter.
     precision = r.cumrel[rel_rows] / r.rank[rel_rows]
     topic = r.topic_of_row[rel_rows]
-    import pandas as pd  # loaded only when this measure is asked for
-
-    best_below = (
-        pd.Series(precision[::-1]).groupby(topic[::-1], sort=False).cummax().to_numpy()[::-1]
-    )
+    best_below = max_to_segment_end(precision, topic)
     num_rel_ret = np.bincount(topic, minlength=len(r.topics))
     rel_before = np.concatenate(([0], np.cumsum(num_rel_ret)))[:-1]
     # trec_eval starts from num_rel_ret / num_ret: 0/0 is NaN for an empty ranking (-J)

@@ -282,6 +282,19 @@ class Running:
         return self.at(r, topics, np.broadcast_to(np.asarray(k, dtype=np.int64), topics.shape))
 
 
+def max_to_segment_end(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
+    """The maximum of `values` from each entry to the end of its segment (`segment`:
+    non-decreasing ids), by doubling steps over shifted copies: log2(n) vectorised
+    passes, exact (a maximum rounds nothing), and no pandas groupby to import."""
+    out = np.array(values, dtype=np.float64)
+    shift = 1
+    while shift < len(out):
+        ahead = np.where(segment[shift:] == segment[:-shift], out[shift:], out[:-shift])
+        np.maximum(out[:-shift], ahead, out=out[:-shift])
+        shift *= 2
+    return out
+
+
 def count_above(r: Ranking, flags: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """How many rows of the same topic above each of `rows` have `flags` (an integer weight)."""
     total = np.cumsum(flags, dtype=np.int64)
