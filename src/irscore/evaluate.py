@@ -384,15 +384,14 @@ def _packed_order(topic: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.n
     tie_bits = int(tie.max()).bit_length()
     if topic_bits + 32 + tie_bits > 64:
         return None
-    bits = (as_float32(score) + np.float32(0.0)).view(np.uint32).astype(np.uint64)
-    negative = bits >> np.uint64(31) == 1
-    ascending = np.where(negative, ~bits & np.uint64(0xFFFFFFFF), bits | np.uint64(0x80000000))
-    descending = np.uint64(0xFFFFFFFF) - ascending
-    key = (
-        (topic.astype(np.uint64) << np.uint64(32 + tie_bits))
-        | (descending << np.uint64(tie_bits))
-        | tie.astype(np.uint64)
-    )
+    bits = (as_float32(score) + np.float32(0.0)).view(np.uint32)
+    # descending = ~ascending, where ascending is ~bits (negative) or bits | 2^31: in 32 bits
+    descending = np.where(bits >> np.uint32(31) == 1, bits, ~bits & np.uint32(0x7FFFFFFF))
+    key = topic.astype(np.uint64)
+    key <<= np.uint64(32)
+    key |= descending
+    key <<= np.uint64(tie_bits)
+    key |= tie.astype(np.uint64, copy=False)
     return np.argsort(key)
 
 
