@@ -1,15 +1,23 @@
-"""Snakemake glue for rule export_data: irscore.data.export_cranfield."""
+"""Snakemake glue for rule export_data: irscore.data.export_cranfield or export_local."""
 
-from irscore.data import export_cranfield, local_copy
+from irscore.data import export_cranfield, export_local, local_copy
 from irscore.logs import logging_to
 
+outputs = {
+    "qrels": snakemake.output.qrels,
+    "queries": snakemake.output.queries,
+    "docs": snakemake.output.docs,
+    "manifest": snakemake.output.manifest,
+}
+dataset = snakemake.config["dataset"]
 with logging_to(snakemake.log[0]):
-    export_cranfield(
-        qrels=snakemake.output.qrels,
-        queries=snakemake.output.queries,
-        docs=snakemake.output.docs,
-        manifest=snakemake.output.manifest,
-        # read here, not a param: the path of an identical copy must not re-run the step
-        cranfield_dir=local_copy(snakemake.config.get("cranfield_dir")),
-        sha256=snakemake.params.sha256,
-    )
+    if isinstance(dataset, dict):
+        # the folder is read here, not a param: moving an identical folder re-runs nothing
+        export_local(dataset["folder"], snakemake.params.sha256["local"], **outputs)
+    else:
+        export_cranfield(
+            **outputs,
+            # read here, not a param: the path of an identical copy must not re-run the step
+            cranfield_dir=local_copy(snakemake.config.get("cranfield_dir")),
+            sha256=snakemake.params.sha256,
+        )

@@ -255,3 +255,95 @@ def test_a_malformed_external_run_stops_the_workflow(tmp_path):
     assert f"{outside}:2:" in log and "oops" in log
     assert not (workdir / "results" / "runs" / "broken.run").exists()
     assert "external_run" in str(failure.value)
+
+
+COLLECTION = REPO / "tests" / "data" / "collection"
+# The sha256 of the tiny collection's files, pinned here as a config pins them.
+COLLECTION_PINS = {
+    "docs.jsonl": "e8408103ff7a7091bba81c59074c8755b7dd92d44e27958a51a750e92239e97b",
+    "queries.tsv": "6e41cdb659fab15616d3e365116ac507a2d66d28813ffe940fe27a559b730472",
+    "qrels": "4ac179c8085b4c3cd5e961a4817ba1a486e3948a6d256faef49b3e8980c76449",
+}
+
+
+def collection_workflow(workdir: Path, dataset) -> None:
+    """The workflow with `dataset:` set, the default retrievers and the published
+    comparison still configured (it must not run on another collection)."""
+    copy_workflow(workdir)
+    path = workdir / "config.yaml"
+    config = yaml.safe_load(path.read_text())
+    config["dataset"] = dataset
+    config["retrievers"] = {name: config["retrievers"][name] for name in (*RUNS, "ql")}
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def run_snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "CRANFIELD_DIR"}
+    command = [str(SNAKEMAKE), "--cores", "2", "-d", str(workdir), "-s", str(workdir / "Snakefile")]
+    return subprocess.run(
+        [*command, *args], cwd=workdir, env=env, capture_output=True, text=True, timeout=900
+    )
+
+
+@pytest.mark.workflow
+def test_workflow_on_a_local_collection_folder(tmp_path):
+    workdir = tmp_path / "workflow"
+    collection_workflow(workdir, {"folder": str(COLLECTION), "sha256": COLLECTION_PINS})
+    done = run_snakemake(workdir)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    data = workdir / "results" / "data"
+    docs = [json.loads(line) for line in (data / "docs.jsonl").open()]
+    assert [d["docno"] for d in docs] == [f"d{n:02d}" for n in range(1, 13)]
+    # the folder's own fields, renamed doc_id -> docno; d12 has no title
+    assert docs[11] == {
+        "docno": "d12",
+        "text": "A note with no title on the lift of slender bodies.",
+        "title": "",
+    }
+    assert (data / "queries.tsv").read_text() == (COLLECTION / "queries.tsv").read_text()
+    manifest = json.loads((data / "manifest.json").read_text())
+    assert manifest["dataset"] == "local" and manifest["source_sha256"] == COLLECTION_PINS
+    # 12 judgments; grade >= 1: 3 (topic 1) + 3 (topic 2) + 2 (topic 3) + 1 (topic 4) = 9
+    assert manifest["counts"]["judgments"] == 12
+    assert manifest["counts"]["relevant_judgments"] == 9
+    assert str(COLLECTION) not in (data / "manifest.json").read_text()
+
+    bm25 = read_run(workdir / "results" / "runs" / "bm25.run")
+    # "baking bread with yeast" -> bake, bread, yeast: d06 holds all three stems, d08
+    # (sourdough) two of them, d07 (pasta) none
+    topic3 = list(bm25[bm25["topic"] == "3"]["docno"])
+    assert topic3 == ["d06", "d08"]
+    # query 4 ("the") is only a stopword: no line
+    assert set(bm25["topic"]) == {"1", "2", "3"}
+    table = read_long_table(workdir / "results" / "eval" / "bm25.tsv")
+    reference = table[table["convention"] == "reference"].set_index(["topic", "measure"])
+    # topic 3: relevant d06, d08 at ranks 1 and 2: AP = (1/1 + 2/2) / 2 = 1
+    assert reference.loc[("3", "map"), "value"] == 1.0
+    check = pd.read_csv(workdir / "results" / "crosscheck" / "bm25.tsv", sep="\t")
+    assert len(check) > 0 and check["agrees"].all()
+    # the published figures are Cranfield's: no comparison on another collection
+    assert not (workdir / "results" / "published").exists()
+    assert "published" not in (workdir / "results" / "summary.md").read_text().lower()
+    assert "Nothing to be done" in run_snakemake(workdir, "-n").stdout
+
+
+@pytest.mark.parametrize(
+    ("files", "pins", "named"),
+    [
+        (("docs.jsonl", "queries.tsv"), {}, "collection folder has no qrels"),
+        (("docs.jsonl", "queries.tsv", "qrels"), {"qrels": "0" * 64}, "qrels: sha256 is"),
+    ],
+    ids=["missing_file", "changed_file"],
+)
+def test_a_bad_collection_folder_fails_before_any_job(tmp_path, files, pins, named):
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    for name in files:
+        shutil.copy(COLLECTION / name, folder / name)
+    workdir = tmp_path / "workflow"
+    collection_workflow(workdir, {"folder": str(folder), "sha256": {**COLLECTION_PINS, **pins}})
+    done = run_snakemake(workdir)
+    assert done.returncode != 0
+    assert named in done.stderr + done.stdout
+    assert not (workdir / "results" / "data").exists()

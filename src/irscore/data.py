@@ -1,9 +1,11 @@
-"""The Cranfield collection through ir_datasets, exported to plain, deterministic files.
+"""The collection (Cranfield by default) exported to plain, deterministic files.
 
-By default ir_datasets downloads the collection as usual. With a local copy of
+By default ir_datasets downloads Cranfield as usual. With a local copy of
 the raw files, each is checked against its pinned sha256, copied into a
 private IR_DATASETS_HOME under the names ir_datasets caches them as, and the
-same ir_datasets parser reads them from there.
+same ir_datasets parser reads them from there. A local collection folder
+(docs.jsonl, queries.tsv, qrels; config `dataset: {folder, sha256}`) is
+checked against its pins and read directly.
 """
 
 from __future__ import annotations
@@ -22,13 +24,16 @@ from typing import Any
 
 import pandas as pd
 
-from irscore.trec import QRELS_COLUMNS, write_lines_atomically, write_qrels
+from irscore.trec import QRELS_COLUMNS, read_qrels, write_lines_atomically, write_qrels
 
 DATASET = "cranfield"
 # Raw file name -> the name ir_datasets caches it as under $IR_DATASETS_HOME/cranfield/.
 RAW_FILES = {"cran.all.1400": "docs.txt", "cran.qry": "queries.txt", "cranqrel": "qrels.txt"}
 DOC_FIELDS = ["docno", "title", "text", "author", "bib"]
 QUERY_FIELDS = ["topic", "text"]
+# The files of a local collection folder: docs (`doc_id` plus text fields, one JSON
+# object a line), queries (`topic<TAB>text`) and qrels (TREC: `topic 0 docno grade`).
+LOCAL_FILES = ("docs.jsonl", "queries.tsv", "qrels")
 # Characters that would break a `topic<TAB>text` line; each becomes one space.
 _LINE_BREAKS = str.maketrans({"\n": " ", "\r": " ", "\t": " "})
 
@@ -46,13 +51,19 @@ class DownloadError(RuntimeError):
 class SourceFileError(ValueError):
     """A raw Cranfield file that is missing or whose sha256 differs from the pinned value."""
 
-    def __init__(self, path: str | os.PathLike, expected: str, actual: str | None):
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        expected: str,
+        actual: str | None,
+        pinned_in: str = "cranfield_sha256",
+    ):
         self.path = str(path)
         self.expected = expected
         self.actual = actual
         found = "file is missing" if actual is None else f"sha256 is {actual}"
         super().__init__(
-            f"{self.path}: {found}, expected sha256 {expected} (pinned in config cranfield_sha256)"
+            f"{self.path}: {found}, expected sha256 {expected} (pinned in config {pinned_in})"
         )
 
 
@@ -65,7 +76,7 @@ class Collection:
     queries: pd.DataFrame
     qrels: pd.DataFrame
     source_sha256: dict[str, str]
-    ir_datasets_version: str
+    ir_datasets_version: str | None
 
 
 def sha256_file(path: str | os.PathLike) -> str:
@@ -93,6 +104,81 @@ def verify_sources(cranfield_dir: str | os.PathLike, sha256: Mapping[str, str]) 
         if actual != sha256[name]:
             raise SourceFileError(path, sha256[name], actual)
     return {name: sha256[name] for name in RAW_FILES}
+
+
+def verify_local_collection(folder: str | os.PathLike, sha256: Mapping[str, str]) -> dict[str, str]:
+    """Check a local collection folder: each of LOCAL_FILES present, with its pinned sha256.
+
+    Raises ValueError naming every missing file at once, or when the pins do not name
+    exactly LOCAL_FILES; SourceFileError for the first altered file.
+    """
+    if set(sha256) != set(LOCAL_FILES):
+        raise ValueError(
+            f"dataset.sha256 must pin exactly {list(LOCAL_FILES)}, got {sorted(sha256)}"
+        )
+    missing = [name for name in LOCAL_FILES if not (Path(folder) / name).is_file()]
+    if missing:
+        raise ValueError(
+            f"{folder}: the collection folder has no {', '.join(missing)} "
+            f"(it must hold {', '.join(LOCAL_FILES)})"
+        )
+    for name in LOCAL_FILES:
+        path = Path(folder) / name
+        actual = sha256_file(path)
+        if actual != sha256[name]:
+            raise SourceFileError(path, sha256[name], actual, "dataset.sha256")
+    return {name: sha256[name] for name in LOCAL_FILES}
+
+
+def load_local(folder: str | os.PathLike, sha256: Mapping[str, str]) -> Collection:
+    """Read a local collection folder after checking its files against their pins.
+
+    docs.jsonl: one object a line with a string `doc_id` and string text fields,
+    which keep their names (an analyzer's `fields` name them); `docno` is reserved.
+    """
+    pinned = verify_local_collection(folder, sha256)
+    docs = _read_local_docs(Path(folder) / "docs.jsonl")
+    queries = read_queries(Path(folder) / "queries.tsv")
+    qrels = read_qrels(Path(folder) / "qrels")
+    collection = Collection(docs, queries, qrels, pinned, None)
+    if {name: sha256_file(Path(folder) / name) for name in LOCAL_FILES} != pinned:
+        raise RuntimeError(f"{folder}: a file changed while it was read")
+    return collection
+
+
+def _read_local_docs(path: Path) -> pd.DataFrame:
+    """docs.jsonl of a collection folder -> `docno` then the text fields, sorted by name
+    (a field a document lacks is an empty string); a bad line is an error naming it."""
+    records: list[dict[str, str]] = []
+    seen: set[str] = set()
+    with open(path, encoding="utf-8") as stream:
+        for line_no, line in enumerate(stream, start=1):
+            where = f"{path}:{line_no}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{where}: not a JSON object: {err}") from None
+            if not isinstance(record, dict) or not isinstance(record.get("doc_id"), str):
+                raise ValueError(f"{where}: expected an object with a string doc_id")
+            doc_id = record.pop("doc_id")
+            if not doc_id or any(c.isspace() for c in doc_id):
+                raise ValueError(f"{where}: doc_id {doc_id!r} is empty or holds a space")
+            if doc_id in seen:
+                raise ValueError(f"{where}: doc_id {doc_id!r} appears twice")
+            if "docno" in record:
+                raise ValueError(f"{where}: `docno` is reserved; name the document by doc_id")
+            for name, value in record.items():
+                if not isinstance(value, str):
+                    raise ValueError(f"{where}: field {name!r} is not a string: {value!r}")
+            seen.add(doc_id)
+            records.append({"docno": doc_id, **record})
+    if not records:
+        raise ValueError(f"{path}: no documents")
+    names = sorted({name for record in records for name in record} - {"docno"})
+    columns = ["docno", *names]
+    return pd.DataFrame(
+        [[record.get(name, "") for name in columns] for record in records], columns=columns
+    )
 
 
 def local_copy(configured: str | os.PathLike | None) -> str | None:
@@ -190,7 +276,7 @@ def export_cranfield(
 
     qrels: `topic 0 docno grade`, every judgment in source order. queries:
     `topic<TAB>text`, line breaks and tabs in the text replaced by spaces.
-    docs: one JSON object per document (DOC_FIELDS), sorted keys. manifest:
+    docs: one JSON object per document (its fields), sorted keys. manifest:
     counts, sha256 of sources and exports, ir_datasets version; no paths or
     timestamps, so identical inputs give identical bytes. `home`, the private
     IR_DATASETS_HOME for a local copy, defaults to `ir_datasets_home/` beside
@@ -199,6 +285,38 @@ def export_cranfield(
     if home is None:
         home = Path(manifest).parent / "ir_datasets_home"
     collection = load_cranfield(cranfield_dir, sha256, home)
+    return write_exports(
+        collection, DATASET, qrels=qrels, queries=queries, docs=docs, manifest=manifest
+    )
+
+
+def export_local(
+    folder: str | os.PathLike,
+    sha256: Mapping[str, str],
+    *,
+    qrels: str | os.PathLike,
+    queries: str | os.PathLike,
+    docs: str | os.PathLike,
+    manifest: str | os.PathLike,
+) -> dict[str, Any]:
+    """Load a local collection folder (see `load_local`) and write the four exports as
+    `export_cranfield` does; the manifest names the dataset `local`, not its path."""
+    collection = load_local(folder, sha256)
+    return write_exports(
+        collection, "local", qrels=qrels, queries=queries, docs=docs, manifest=manifest
+    )
+
+
+def write_exports(
+    collection: Collection,
+    dataset: str,
+    *,
+    qrels: str | os.PathLike,
+    queries: str | os.PathLike,
+    docs: str | os.PathLike,
+    manifest: str | os.PathLike,
+) -> dict[str, Any]:
+    """Write a collection's four exports (see `export_cranfield`); returns the manifest."""
     write_qrels(qrels, collection.qrels)
     write_lines_atomically(
         queries,
@@ -211,15 +329,16 @@ def export_cranfield(
         docs,
         (json.dumps(record, sort_keys=True) + "\n" for record in _records(collection.docs)),
     )
-    content = _manifest(collection, {Path(p).name: sha256_file(p) for p in (docs, qrels, queries)})
+    exports = {Path(p).name: sha256_file(p) for p in (docs, qrels, queries)}
+    content = _manifest(collection, dataset, exports)
     write_lines_atomically(manifest, [json.dumps(content, sort_keys=True, indent=2) + "\n"])
     log.info("exported %s", json.dumps(content["counts"], sort_keys=True))
     return content
 
 
 def read_docs(path: str | os.PathLike) -> pd.DataFrame:
-    """Read docs.jsonl into columns DOC_FIELDS, in file order; absent fields other than
-    docno are empty strings."""
+    """Read docs.jsonl into columns DOC_FIELDS then any other fields (sorted), in file
+    order; absent fields other than docno are empty strings."""
     records = []
     with open(path, encoding="utf-8") as stream:
         for line_no, line in enumerate(stream, start=1):
@@ -229,8 +348,12 @@ def read_docs(path: str | os.PathLike) -> pd.DataFrame:
                 raise ValueError(f"{path}:{line_no}: not a JSON object: {err}") from None
             if not isinstance(record, dict) or not isinstance(record.get("docno"), str):
                 raise ValueError(f"{path}:{line_no}: expected an object with a string docno")
-            records.append([record.get(name, "") for name in DOC_FIELDS])
-    return pd.DataFrame(records, columns=DOC_FIELDS)
+            records.append(record)
+    extra = sorted({name for record in records for name in record} - set(DOC_FIELDS))
+    columns = DOC_FIELDS + extra
+    return pd.DataFrame(
+        [[record.get(name, "") for name in columns] for record in records], columns=columns
+    )
 
 
 def read_queries(path: str | os.PathLike) -> pd.DataFrame:
@@ -294,7 +417,7 @@ def _ir_datasets_home(home: Path) -> Iterator[None]:
 
 def _records(docs: pd.DataFrame) -> Iterator[dict[str, str]]:
     for row in docs.itertuples(index=False):
-        yield dict(zip(DOC_FIELDS, row, strict=True))
+        yield dict(zip(docs.columns, row, strict=True))
 
 
 def documents_in(manifest: str | os.PathLike) -> int:
@@ -303,7 +426,7 @@ def documents_in(manifest: str | os.PathLike) -> int:
         return int(json.load(stream)["counts"]["documents"])
 
 
-def _manifest(collection: Collection, exports: dict[str, str]) -> dict[str, Any]:
+def _manifest(collection: Collection, dataset: str, exports: dict[str, str]) -> dict[str, Any]:
     grades = collection.qrels.grade.value_counts()
     return {
         "counts": {
@@ -314,7 +437,7 @@ def _manifest(collection: Collection, exports: dict[str, str]) -> dict[str, Any]
             "relevant_judgments": int((collection.qrels.grade >= 1).sum()),  # grade >= 1
             "topics": int(collection.qrels.topic.nunique()),
         },
-        "dataset": DATASET,
+        "dataset": dataset,
         "exports_sha256": exports,
         "ir_datasets_version": collection.ir_datasets_version,
         "source_sha256": collection.source_sha256,

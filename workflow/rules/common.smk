@@ -7,7 +7,7 @@ from snakemake.utils import validate
 
 from irscore.analysis import Analyzer
 from irscore.conventions import conventions_from_config
-from irscore.data import local_copy, verify_sources
+from irscore.data import local_copy, verify_local_collection, verify_sources
 from irscore.ideal import TAG as IDEAL
 from irscore.measures import spec_from_config
 from irscore.retrieve import DEFAULT_ANALYZER, RetrieverSpec
@@ -101,6 +101,19 @@ def package_sources(*modules):
         found = sorted(path.glob("*.py")) if path.is_dir() else [path]
         paths += [str(p) for p in found]
     return paths
+
+
+def collection_folder():
+    """The local collection folder of config `dataset: {folder, sha256}`, or None (Cranfield)."""
+    dataset = config["dataset"]
+    return dataset["folder"] if isinstance(dataset, dict) else None
+
+
+def dataset_pins():
+    """What the data step is keyed on: the pinned sha256 of the collection's source files."""
+    if collection_folder():
+        return {"local": canonical(config["dataset"]["sha256"])}
+    return canonical(config["cranfield_sha256"])
 
 
 def cranfield_dir():
@@ -260,6 +273,8 @@ def final_targets():
 
 
 # The raw files are small: a given local copy is re-hashed at every start, so a byte
-# changed after the export stops the workflow instead of going unnoticed.
-if cranfield_dir():
+# changed after the export (or a missing file) stops the workflow before any job runs.
+if collection_folder():
+    verify_local_collection(collection_folder(), config["dataset"]["sha256"])
+elif cranfield_dir():
     verify_sources(cranfield_dir(), config["cranfield_sha256"])

@@ -1,6 +1,7 @@
-# Cranfield through ir_datasets -> results/data/ (a local copy is verified and seeded).
-# The data step is keyed on content: its params are the pinned sha256, not the local
-# copy's path, so an identical copy elsewhere (or none, once exported) re-runs nothing.
+# Cranfield through ir_datasets (a local copy is verified and seeded), or a local
+# collection folder (verified) -> results/data/. The data step is keyed on content: its
+# params are the pinned sha256, not the local copy's or the folder's path, so an
+# identical copy elsewhere (or none, once exported) re-runs nothing.
 
 
 rule export_data:
@@ -19,6 +20,6 @@ rule export_data:
     resources:
         mem_mb=1000,
     params:
-        sha256=canonical(config["cranfield_sha256"]),
+        sha256=dataset_pins(),
     script:
         "../../scripts/export_data.py"
