@@ -31,7 +31,8 @@ RUNNING = ("P", "recall", "map_cut", "ndcg_cut", "ndcg_exp_cut", "err", "judged"
 WHOLE = ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "ndcg", "bpref")
 TIE_ORDERS = ("pessimistic", "expected", "optimistic")
 WIDTH = 100  # text lines wrap here (tables too, unless --wide)
-FORMULA_TERMS = 12  # terms written out in a formula before "+ ..."
+FORMULA_TERMS = 12
+TIE_DOCS = 10  # docnos listed per tie group  # terms written out in a formula before "+ ..."
 
 
 class ExplainError(ValueError):
@@ -226,9 +227,13 @@ def _finals(r, convention: Convention, values: dict, ranks: pd.DataFrame, k: int
     found = r.cumrel[r.rel].astype(np.int64)
     out: list[Final] = []
 
+    expected = convention.ties == "expected"
+
     def add(measure: str, label: str, formula: str) -> None:
         name = name_under(measure, convention)
         if name in values:
+            if expected:  # one order's terms would not add up to the mean over orders
+                formula = "the mean over every order of the tied documents (closed form)"
             out.append(Final(name, label, values[name], formula))
 
     at_k = found[rel_rank <= k]
@@ -250,6 +255,10 @@ def _finals(r, convention: Convention, values: dict, ranks: pd.DataFrame, k: int
         for g, i in zip(ranks[f"gain{suffix}"], ranks["rank"], strict=True)
         if g > 0 and i <= k
     ]
+    ndcg_k = name_under(f"ndcg_cut_{k}", convention)
+    if expected and ndcg_k in values:  # the mean DCG over the orders: IDCG does not move
+        dcg_k = values[ndcg_k] * idcg_k
+        terms = [f"mean nDCG@{k} x IDCG@{k} (the mean over every order of the ties)"]
     out.append(Final(f"DCG@{k}", f"DCG@{k}", dcg_k, _sum(terms) if terms else "0"))
     ideal = measures.gains_of(r.ideal_grade, gain)[:k]
     ideal_terms = [f"{g:g}/log2({i + 2})" for i, g in enumerate(ideal) if g > 0]
@@ -292,14 +301,20 @@ def _ties(p, rows, convention: Convention, k: int) -> tuple[list[str], pd.DataFr
         score = as_float32(score).astype(np.float64)
     starts = np.flatnonzero(np.r_[True, score[1:] != score[:-1]])
     ends = np.r_[starts[1:], len(score)]
+    tied = [(start, end) for start, end in zip(starts, ends, strict=True) if end - start > 1]
     groups = []
-    for start, end in zip(starts, ends, strict=True):
-        if end - start > 1:
-            docs = ", ".join(str(d) for d in p.docnos[p.run_doc[rows[start:end]]])
-            groups.append(
-                f"ranks {start + 1}-{end} tie at score {score[start]:.6g}; "
-                f"{convention.tie_break} order: {docs}"
-            )
+    for start, end in tied:
+        if start >= k:
+            groups.append(f"{len(tied) - len(groups)} more tie groups below rank {k}")
+            break
+        docs = [str(d) for d in p.docnos[p.run_doc[rows[start:end]]]]
+        shown = ", ".join(docs[:TIE_DOCS]) + (
+            f", ... ({len(docs) - TIE_DOCS} more)" if len(docs) > TIE_DOCS else ""
+        )
+        groups.append(
+            f"ranks {start + 1}-{end} tie at score {score[start]:.6g}; "
+            f"{convention.tie_break} order: {shown}"
+        )
     if not groups:
         return [], None
     spec = measures.MeasureSpec(
@@ -324,6 +339,16 @@ def markdown(e: Explanation, wide: bool = False) -> str:
         f"topic {e.topic}, convention: {c.description}, relevant at grade >= {c.rel_level}",
         "",
     ]
+    if c.ties == "expected":
+        lines += [
+            textwrap.fill(
+                "ties expected: P@i, recall@i, AP@i and nDCG@i are means over every order "
+                "of the tied documents; the documents, gains and DCG columns show one order "
+                "(docno descending within each tie); ERR has no closed form (n/a).",
+                WIDTH,
+            ),
+            "",
+        ]
     first = ("rank", "docno", "grade")
     precision = ("P@i", "recall@i", "AP term", "AP@i")
     suffix = " exp" if c.gain == "exponential" else ""
@@ -343,7 +368,9 @@ def markdown(e: Explanation, wide: bool = False) -> str:
     for columns in sections:
         lines += [*_md_table(e.ranks, [*first, *columns]), ""]
     if e.ties:
-        lines += ["ties (equal scores):"] + [f"- {g}" for g in e.ties] + [""]
+        lines.append("ties (equal scores):")
+        lines += [textwrap.fill(f"- {g}", WIDTH, subsequent_indent="  ") for g in e.ties]
+        lines.append("")
         tie_range = e.tie_range.reset_index(names="measure")
         lines += [*_md_table(tie_range, ["measure", *TIE_ORDERS]), ""]
     lines.append("final values:")
