@@ -1,7 +1,7 @@
 """Every command the README shows with its output prints that output, on Cranfield.
 
 The workflow's data and its BIM and TF-IDF runs are made in a copy (the README's
-examples read results/data/qrels.txt and results/runs/{bim,tfidf}.run); then each
+examples read results/data/qrels.txt and results/runs/{bim,tfidf,bm25,ql}.run); then each
 `$ command` line of the README's sh blocks is run there and its stdout must be
 the lines the README shows under it, byte for byte.
 """
@@ -34,7 +34,8 @@ def examples() -> list[tuple[str, str]]:
 def workdir(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("readme") / "workflow"
     copy_workflow(folder)
-    targets = ["results/data/qrels.txt", "results/runs/bim.run", "results/runs/tfidf.run"]
+    runs = ("bim", "tfidf", "bm25", "ql")  # the workbench's examples compare all four
+    targets = ["results/data/qrels.txt", *(f"results/runs/{run}.run" for run in runs)]
     snakemake(folder, Path(local_copy()), PINS, *targets)
     return folder
 

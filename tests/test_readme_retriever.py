@@ -75,6 +75,7 @@ def test_adding_a_retriever_as_the_readme_says(tmp_path):
     config["published"] = None
     config["runs"] = {}
     config["compare"]["pairs"] = [["tfidf", "bm25"]]
+    config["interleaving"]["pairs"] = [["tfidf", "bm25"]]
     (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     pins = write_corpus(tmp_path / "raw")
     run(workdir, tmp_path / "raw", pins)
