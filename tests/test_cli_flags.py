@@ -526,6 +526,33 @@ def test_audit_out_and_alpha(stats_files, tmp_path):
     assert (out / "eval" / "A.tsv").is_file() and (out / "eval" / "B.tsv").is_file()
 
 
+def audit_tests(stats_files, out, *flags) -> pd.DataFrame:
+    """The audit's paired tests of the reference convention on map, one row per test."""
+    status, _, err = run_cli("audit", *stats_files, "--out", out, *flags)
+    assert status == 0, err
+    tests = pd.read_csv(out / "compare" / "tests.tsv", sep="\t")
+    return tests[(tests["convention"] == "reference") & (tests["measure"] == "map")].set_index(
+        "test"
+    )
+
+
+def test_audit_test_B_and_seed_reach_the_paired_tests(stats_files, tmp_path):
+    # Without --test the audit runs the t-test alone; --test bootstrap --B 99: every topic's
+    # difference is positive, so the centred resampled mean never reaches 11/18: c = 0 and
+    # p = 1/(B + 1) = 1/100, as in compare's test above.
+    assert list(audit_tests(stats_files, tmp_path / "t").index) == ["t"]
+    boot = audit_tests(stats_files, tmp_path / "b99", "--test", "bootstrap", "--B", "99")
+    assert list(boot.index) == ["bootstrap"] and boot.loc["bootstrap", "p"] == 1 / 100
+    # 20 resamples of 3 topics: the interval's lower end depends on the seed's draw
+    lows = {
+        audit_tests(
+            stats_files, tmp_path / f"s{seed}", "--test", "bootstrap", "--B", "20", "--seed", seed
+        ).loc["bootstrap", "ci_low"]
+        for seed in ("0", "1", "2", "3")
+    }
+    assert len(lows) > 1
+
+
 def t2_p(t: float) -> float:
     """Two-sided p of Student's t with 2 degrees of freedom: 1 - t / sqrt(2 + t^2)."""
     return 1 - t / math.sqrt(2 + t * t)

@@ -80,6 +80,12 @@ def test_explain_plot_and_tsv(files, tmp_path):
     assert ranks.splitlines()[0].startswith("rank\tdocno\tscore\tgrade\trelevant")
     assert ranks.splitlines()[2].split("\t")[3] == "?"
     assert finals.splitlines()[0] == "measure\tlabel\tvalue\tformula"
+    # every number as the shortest text that reads back exactly (no numpy reprs):
+    # P@1 = 1/1, R = 2 (grades 3 and 1), recall@3 = 2/2, AP = (1/1 + 2/3)/2 = 5/6
+    first = ranks.splitlines()[1].split("\t")
+    assert first[:7] == ["1", "d1", "3.0", "3", "yes", "1.0", "0.5"]
+    values = {row.split("\t")[0]: row.split("\t")[2] for row in finals.splitlines()[1:]}
+    assert values["num_rel"] == "2.0" and values["map"] == repr((1 / 1 + 2 / 3) / 2)
 
 
 def test_interleave_is_deterministic(files, tmp_path):

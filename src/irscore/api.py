@@ -102,16 +102,13 @@ def compare(
     >>> row["measure"], [round(float(row[k]), 4) for k in ("mean_a", "mean_b", "diff")]
     ('recip_rank', [0.6667, 1.0, 0.3333])
     """
-    from irscore import comparison, stats
+    from irscore import comparison
 
     spec, narrowed = measure_spec(measure if measure is not None else comparison.DEFAULT_MEASURES)
     grid = conventions(convention)
     if len(grid) != 1:
         raise ConventionError("compare takes one convention")
-    chosen = list(stats.TESTS) if tests == "all" else [tests] if isinstance(tests, str) else tests
-    unknown = [test for test in chosen if test not in stats.TESTS]
-    if unknown:
-        raise ValueError(f"unknown test(s) {', '.join(unknown)}; known: {', '.join(stats.TESTS)}")
+    chosen = _tests(tests)
     runs = _runs_named_by_tag(_runs({"A": run_a, "B": run_b}))
     result, scored = comparison.compare_runs(
         _qrels(qrels), list(runs.items()), spec, grid[0], chosen, B, seed, alpha, correction
@@ -130,12 +127,14 @@ def audit(
     B: int = 10_000,
     seed: int = 0,
     alpha: float = 0.05,
+    tests: str | Sequence[str] = "t",
 ) -> AuditResult:
     """What every convention does to your runs: `irscore audit` from Python.
 
     Scores the runs under the convention grid (default: the spec's grid, as the
     command line uses; or a mapping name -> changed fields) and writes the
-    convention audit, tie-break table, 11-point curves, paired tests and
+    convention audit, tie-break table, 11-point curves, paired tests (`tests`:
+    a name, a list or `all`; B and seed for the resampling ones) and
     plots under `out` (default: a temporary folder, removed afterwards). Returns
     the summary the command prints (`.summary`), the convention audit table
     (`.conventions`), the tie-break table (`.ties`) and the flipped conclusions
@@ -157,15 +156,27 @@ def audit(
     """
     from irscore.report.own_runs import audit_runs
 
+    chosen = _tests(tests)
     grid = dict(DEFAULT_GRID if convention is None else convention)
     if not isinstance(runs, Mapping):
         runs = _runs_named_by_tag(_runs({f"run{i + 1}": run for i, run in enumerate(runs)}))
     named = _runs(runs)
     qrels_table = _qrels(qrels)
     if out is not None:
-        return audit_runs(qrels_table, named, out, grid, B, seed, alpha)
+        return audit_runs(qrels_table, named, out, grid, B, seed, alpha, chosen)
     with tempfile.TemporaryDirectory(prefix="irscore-audit-") as folder:
-        return audit_runs(qrels_table, named, folder, grid, B, seed, alpha)
+        return audit_runs(qrels_table, named, folder, grid, B, seed, alpha, chosen)
+
+
+def _tests(tests: str | Sequence[str]) -> list[str]:
+    """A test's name, a list of them or `all` as the list of paired tests to run."""
+    from irscore import stats
+
+    chosen = list(stats.TESTS) if tests == "all" else [tests] if isinstance(tests, str) else tests
+    unknown = [test for test in chosen if test not in stats.TESTS]
+    if unknown:
+        raise ValueError(f"unknown test(s) {', '.join(unknown)}; known: {', '.join(stats.TESTS)}")
+    return list(chosen)
 
 
 def conventions(convention: ConventionInput | Sequence[ConventionInput]) -> list[Convention]:

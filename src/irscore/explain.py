@@ -23,6 +23,7 @@ from irscore import measures
 from irscore.conventions import Convention, name_under
 from irscore.evaluate import as_float32, evaluate_one, prepare, rank
 from irscore.measures.registry import EXPECTED_FAMILIES
+from irscore.trec import float_text
 
 UNJUDGED = "?"
 # Families whose running value is shown at every rank (cut-off i = the rank).
@@ -419,11 +420,11 @@ def records(e: Explanation) -> dict:
 
 def tsv(e: Explanation) -> str:
     """The per-rank table, a blank line, then the final values (every digit)."""
-    ranks = e.ranks.to_csv(sep="\t", index=False, float_format=repr, lineterminator="\n")
+    ranks = e.ranks.to_csv(sep="\t", index=False, float_format=float_text, lineterminator="\n")
     finals = pd.DataFrame(
         [(f.measure, f.label, f.value, f.formula) for f in e.finals],
         columns=["measure", "label", "value", "formula"],
-    ).to_csv(sep="\t", index=False, float_format=repr, lineterminator="\n")
+    ).to_csv(sep="\t", index=False, float_format=float_text, lineterminator="\n")
     return ranks + "\n" + finals
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from irscore.cli.common import check_alpha, matplotlib_config_dir
+from irscore.cli.compare import TESTS
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -18,6 +19,13 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("qrels")
     parser.add_argument("runs", nargs="+", metavar="run")
     parser.add_argument("--out", default="irscore-audit", help="folder for the outputs")
+    parser.add_argument(
+        "--test",
+        choices=(*TESTS, "all"),
+        default="t",
+        help="the paired test between every two runs (all: every test); "
+        "--B and --seed set the resampling tests",
+    )
     parser.add_argument("--B", type=int, default=10_000, help="resamples of the paired tests")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--alpha", type=float, default=0.05)
@@ -30,4 +38,7 @@ def run(args: argparse.Namespace) -> str:
     matplotlib_config_dir()
     from irscore.report.own_runs import audit_files
 
-    return audit_files(args.qrels, args.runs, args.out, B=args.B, seed=args.seed, alpha=args.alpha)
+    tests = TESTS if args.test == "all" else (args.test,)
+    return audit_files(
+        args.qrels, args.runs, args.out, B=args.B, seed=args.seed, alpha=args.alpha, tests=tests
+    )

@@ -36,12 +36,13 @@ def audit_files(
     B: int = 10_000,
     seed: int = 0,
     alpha: float = 0.05,
+    tests: Sequence[str] = ("t",),
 ) -> str:
     """Write every artefact under `out` and return the text summary (checks first)."""
     qrels = trec.read_qrels(qrels_path)
     runs = [trec.read_run(path) for path in run_paths]
     named = dict(zip(_names(run_paths, runs), runs, strict=True))
-    return audit_runs(qrels, named, out, conventions, B, seed, alpha).summary
+    return audit_runs(qrels, named, out, conventions, B, seed, alpha, tests).summary
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ def audit_runs(
     B: int = 10_000,
     seed: int = 0,
     alpha: float = 0.05,
+    tests: Sequence[str] = ("t",),
 ) -> AuditResult:
     """Score named runs under the convention grid and write every artefact under `out`."""
     folder = Path(out)
@@ -82,7 +84,7 @@ def audit_runs(
     compare = {
         "pairs": list(itertools.combinations(names, 2)),
         "measures": list(HEADLINE.values()),
-        "tests": ["t"],
+        "tests": list(tests),
         "B": B,
         "seed": seed,
         "alpha": alpha,
