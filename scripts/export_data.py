@@ -1,6 +1,6 @@
-"""Snakemake glue for rule export_data: irscore.data.export_cranfield or export_local."""
+"""Snakemake glue for rule export_data: irscore.data.export_cranfield, _local or _ir_datasets."""
 
-from irscore.data import export_cranfield, export_local, local_copy
+from irscore.data import export_cranfield, export_ir_datasets, export_local, local_copy
 from irscore.logs import logging_to
 
 outputs = {
@@ -11,7 +11,10 @@ outputs = {
 }
 dataset = snakemake.config["dataset"]
 with logging_to(snakemake.log[0]):
-    if isinstance(dataset, dict):
+    if isinstance(dataset, dict) and "ir_datasets" in dataset:
+        chosen = snakemake.params.sha256
+        export_ir_datasets(chosen["ir_datasets"], chosen["query_field"], **outputs)
+    elif isinstance(dataset, dict):
         # the folder is read here, not a param: moving an identical folder re-runs nothing
         export_local(dataset["folder"], snakemake.params.sha256["local"], **outputs)
     else:

@@ -347,3 +347,12 @@ def test_a_bad_collection_folder_fails_before_any_job(tmp_path, files, pins, nam
     assert done.returncode != 0
     assert named in done.stderr + done.stdout
     assert not (workdir / "results" / "data").exists()
+
+
+def test_an_unknown_ir_datasets_id_fails_before_any_job(tmp_path):
+    workdir = tmp_path / "workflow"
+    collection_workflow(workdir, {"ir_datasets": "cranfeld"})
+    done = run_snakemake(workdir)
+    assert done.returncode != 0
+    assert "dataset.ir_datasets: 'cranfeld' is not a dataset" in done.stderr + done.stdout
+    assert not (workdir / "results" / "data").exists()

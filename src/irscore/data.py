@@ -130,6 +130,89 @@ def verify_local_collection(folder: str | os.PathLike, sha256: Mapping[str, str]
     return {name: sha256[name] for name in LOCAL_FILES}
 
 
+def ir_datasets_query_field(dataset_id: str, query_field: str | None = None) -> str:
+    """Check, from ir_datasets' registry alone (no download), that `dataset_id` names a
+    dataset with documents, queries and qrels; return the query field that is the text:
+    `query_field` if given, else `text`, else `title` (TREC topics), whichever it has.
+
+    Raises ValueError naming the unknown ID (with close ones), what the dataset lacks,
+    or its query fields.
+    """
+    import difflib
+
+    import ir_datasets
+
+    registry = ir_datasets.registry
+    if dataset_id not in registry:
+        close = difflib.get_close_matches(dataset_id, list(registry), n=3, cutoff=0.6)
+        hint = f"; close: {', '.join(close)}" if close else ""
+        raise ValueError(
+            f"dataset.ir_datasets: {dataset_id!r} is not a dataset ir_datasets "
+            f"{ir_datasets.__version__} knows{hint} (https://ir-datasets.com/ lists them)"
+        )
+    dataset = registry[dataset_id]
+    parts = {"docs": dataset.has_docs, "queries": dataset.has_queries, "qrels": dataset.has_qrels}
+    lacks = [part for part, has in parts.items() if not has()]
+    if lacks:
+        raise ValueError(f"dataset.ir_datasets: {dataset_id!r} has no {', '.join(lacks)}")
+    fields = [name for name in dataset.queries_cls()._fields if name != "query_id"]
+    if query_field is None:
+        query_field = next((name for name in ("text", "title") if name in fields), None)
+        if query_field is None:
+            raise ValueError(
+                f"dataset.query_field: {dataset_id!r} queries have no text or title field; "
+                f"name one of {', '.join(fields)}"
+            )
+    elif query_field not in fields:
+        raise ValueError(
+            f"dataset.query_field: {dataset_id!r} queries have no field {query_field!r}; "
+            f"they have {', '.join(fields)}"
+        )
+    return query_field
+
+
+def load_ir_datasets(dataset_id: str, query_field: str | None = None) -> Collection:
+    """Documents (doc_id as docno, plus every string field), queries (`query_field`, see
+    `ir_datasets_query_field`) and qrels of an ir_datasets dataset, which downloads
+    and checks its files as usual (against the hashes it pins itself)."""
+    query_field = ir_datasets_query_field(dataset_id, query_field)
+    import ir_datasets
+
+    dataset = ir_datasets.load(dataset_id)
+    annotations = dataset.docs_cls().__annotations__
+    texts = [name for name, kind in annotations.items() if name != "doc_id" and kind is str]
+    docs = pd.DataFrame(
+        [(doc.doc_id, *(getattr(doc, name) for name in texts)) for doc in dataset.docs_iter()],
+        columns=["docno", *texts],
+    )
+    queries = pd.DataFrame(
+        [(q.query_id, getattr(q, query_field)) for q in dataset.queries_iter()],
+        columns=QUERY_FIELDS,
+    )
+    qrels = pd.DataFrame(
+        [(r.query_id, r.doc_id, r.relevance) for r in dataset.qrels_iter()],
+        columns=QRELS_COLUMNS,
+    )
+    return Collection(docs, queries, qrels, {}, ir_datasets.__version__)
+
+
+def export_ir_datasets(
+    dataset_id: str,
+    query_field: str | None,
+    *,
+    qrels: str | os.PathLike,
+    queries: str | os.PathLike,
+    docs: str | os.PathLike,
+    manifest: str | os.PathLike,
+) -> dict[str, Any]:
+    """Load an ir_datasets dataset (see `load_ir_datasets`) and write the four exports as
+    `export_cranfield` does; the manifest names the dataset by its ID."""
+    collection = load_ir_datasets(dataset_id, query_field)
+    return write_exports(
+        collection, dataset_id, qrels=qrels, queries=queries, docs=docs, manifest=manifest
+    )
+
+
 def load_local(folder: str | os.PathLike, sha256: Mapping[str, str]) -> Collection:
     """Read a local collection folder after checking its files against their pins.
 

@@ -7,7 +7,12 @@ from snakemake.utils import validate
 
 from irscore.analysis import Analyzer
 from irscore.conventions import conventions_from_config
-from irscore.data import local_copy, verify_local_collection, verify_sources
+from irscore.data import (
+    ir_datasets_query_field,
+    local_copy,
+    verify_local_collection,
+    verify_sources,
+)
 from irscore.ideal import TAG as IDEAL
 from irscore.measures import spec_from_config
 from irscore.retrieve import DEFAULT_ANALYZER, RetrieverSpec
@@ -104,15 +109,25 @@ def package_sources(*modules):
 
 
 def collection_folder():
-    """The local collection folder of config `dataset: {folder, sha256}`, or None (Cranfield)."""
+    """The local collection folder of config `dataset: {folder, sha256}`, or None."""
+    return (
+        config["dataset"].get("folder") if isinstance(config["dataset"], dict) else None
+    )
+
+
+def ir_datasets_id():
+    """The ID of config `dataset: {ir_datasets: ID}`, or None."""
     dataset = config["dataset"]
-    return dataset["folder"] if isinstance(dataset, dict) else None
+    return dataset.get("ir_datasets") if isinstance(dataset, dict) else None
 
 
 def dataset_pins():
-    """What the data step is keyed on: the pinned sha256 of the collection's source files."""
+    """What the data step is keyed on: the pinned sha256 of the collection's source files,
+    or the ir_datasets ID and query field (ir_datasets checks its downloads itself)."""
     if collection_folder():
         return {"local": canonical(config["dataset"]["sha256"])}
+    if ir_datasets_id():
+        return {"ir_datasets": ir_datasets_id(), "query_field": QUERY_FIELD}
     return canonical(config["cranfield_sha256"])
 
 
@@ -274,7 +289,13 @@ def final_targets():
 
 # The raw files are small: a given local copy is re-hashed at every start, so a byte
 # changed after the export (or a missing file) stops the workflow before any job runs.
+# An ir_datasets ID is checked against ir_datasets' registry (no network needed).
+QUERY_FIELD = (
+    ir_datasets_query_field(ir_datasets_id(), config["dataset"].get("query_field"))
+    if ir_datasets_id()
+    else None
+)
 if collection_folder():
     verify_local_collection(collection_folder(), config["dataset"]["sha256"])
-elif cranfield_dir():
+elif cranfield_dir() and not ir_datasets_id():
     verify_sources(cranfield_dir(), config["cranfield_sha256"])
