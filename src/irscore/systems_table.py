@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import string
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,6 +129,27 @@ def _label(system: str, index: int, all_pairs: bool) -> str:
     return f"({string.ascii_lowercase[index]}) {system}" if all_pairs else system
 
 
+def _rows(
+    t: SystemsTable, digits: int, bold: str, mark_text: Callable[[str], str]
+) -> list[tuple[str, list[str]]]:
+    """Each system's name and cells: the mean, `bold` around the column's best, its mark;
+    the one layout the Markdown and LaTeX tables share."""
+    best = {m: _best(t.means[m]) for m in t.means.columns}
+    rows = []
+    for i, system in enumerate(t.means.index):
+        cells = []
+        for m in t.means.columns:
+            value = t.means.at[system, m]
+            text = "n/a" if np.isnan(value) else f"{value:.{digits}f}"
+            if system in best[m]:
+                text = bold.format(text)
+            mark = t.marks.at[system, m]
+            cells.append(text + (mark_text(mark) if mark else ""))
+        name = _label(system, i, t.baseline is None)
+        rows.append((name + (" (baseline)" if system == t.baseline else ""), cells))
+    return rows
+
+
 def markdown(t: SystemsTable, digits: int = 4) -> str:
     """The table as GitHub Markdown, with the footnote below it."""
     columns = list(t.means.columns)
@@ -136,21 +157,8 @@ def markdown(t: SystemsTable, digits: int = 4) -> str:
         "| system | " + " | ".join(columns) + " |",
         "| --- |" + " ---: |" * len(columns),
     ]
-    best = {m: _best(t.means[m]) for m in columns}
-    for i, system in enumerate(t.means.index):
-        cells = []
-        for m in columns:
-            value = t.means.at[system, m]
-            text = "n/a" if np.isnan(value) else f"{value:.{digits}f}"
-            if system in best[m]:
-                text = f"**{text}**"
-            mark = t.marks.at[system, m]
-            if mark:
-                text += f" {mark}" if t.baseline is not None else f"<sup>{mark}</sup>"
-            cells.append(text)
-        name = _label(system, i, t.baseline is None)
-        if system == t.baseline:
-            name += " (baseline)"
+    bold, mark_text = "**{}**", " {}" if t.baseline is not None else "<sup>{}</sup>"
+    for name, cells in _rows(t, digits, bold, lambda mark: mark_text.format(mark)):
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n\n" + textwrap.fill(t.footnote, 100) + "\n"
 
@@ -158,25 +166,17 @@ def markdown(t: SystemsTable, digits: int = 4) -> str:
 def latex(t: SystemsTable, caption: str = "", digits: int = 4) -> str:
     """The table as LaTeX with booktabs (\\usepackage{booktabs, amssymb})."""
     columns = list(t.means.columns)
-    best = {m: _best(t.means[m]) for m in columns}
     mark_tex = {UP: "$^{\\blacktriangle}$", DOWN: "$^{\\blacktriangledown}$"}
     header = " & ".join(["System", *(_tex(m) for m in columns)])
-    body = []
-    for i, system in enumerate(t.means.index):
-        cells = []
-        for m in columns:
-            value = t.means.at[system, m]
-            text = "n/a" if np.isnan(value) else f"{value:.{digits}f}"
-            if system in best[m]:
-                text = f"\\textbf{{{text}}}"
-            mark = t.marks.at[system, m]
-            if mark:
-                text += mark_tex.get(mark, f"$^{{\\mathrm{{{mark}}}}}$")
-            cells.append(text)
-        name = _tex(_label(system, i, t.baseline is None))
-        if system == t.baseline:
-            name += " (baseline)"
-        body.append(" & ".join([name, *cells]) + " \\\\")
+    body = [
+        " & ".join([_tex(name), *cells]) + " \\\\"
+        for name, cells in _rows(
+            t,
+            digits,
+            "\\textbf{{{}}}",
+            lambda mark: mark_tex.get(mark, f"$^{{\\mathrm{{{mark}}}}}$"),
+        )
+    ]
     footnote = (
         _tex(t.footnote).replace(UP, "$\\blacktriangle$").replace(DOWN, "$\\blacktriangledown$")
     )
