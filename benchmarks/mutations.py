@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from reproducibility import copy_tree  # the same tracked-files copy the reproducibility run uses
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -302,17 +303,6 @@ MUTATIONS = [
         STATS,
     ),
 ]
-
-
-def copy_tree(workdir: Path) -> None:
-    """Every file git tracks, as it is in the working tree, under `workdir`."""
-    listed = subprocess.run(
-        ["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True
-    ).stdout
-    for name in listed.decode().split("\0"):
-        if name and (REPO / name).is_file():
-            (workdir / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, workdir / name)
 
 
 def run_tests(workdir: Path, tests: tuple[str, ...], timeout: int) -> tuple[int, float]:
