@@ -192,7 +192,7 @@ MUTATIONS = [
         "reference ties by docno ascending",
         "conventions",
         EVALUATE,
-        "        tie = len(p.docnos) - 1 - p.run_doc[rows]\n",
+        "        tie = p.doc_width - 1 - p.run_doc[rows]\n",
         "        tie = p.run_doc[rows]\n",
         CONVENTIONS,
     ),

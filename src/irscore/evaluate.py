@@ -37,10 +37,10 @@ class DuplicateDocumentError(ValueError):
 
 
 class Labels:
-    """Sorted labels kept as one Arrow string array, so millions of docnos cost no Python
+    """Labels kept as one Arrow string array, so millions of docnos cost no Python
     object each: an int index gives a str, an integer array an object array of str."""
 
-    def __init__(self, array: pa.Array):
+    def __init__(self, array: pa.Array | pa.ChunkedArray):
         self.array = array
 
     def __len__(self) -> int:
@@ -57,10 +57,16 @@ class Labels:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A run and its qrels as integer codes, shared by every convention."""
+    """A run and its qrels as integer codes, shared by every convention.
+
+    `run_doc` is a row's docno as its rank among the distinct docnos of its
+    topic (run and qrels together) in byte order, as trec_eval's strcmp orders
+    them; `doc_width` bounds it. Equal (topic, docno) rows share a code.
+    """
 
     topics: np.ndarray
-    docnos: Labels
+    run_docno: Labels
+    doc_width: int
     qrels_topic: np.ndarray
     qrels_grade: np.ndarray
     run_topic: np.ndarray
@@ -105,47 +111,84 @@ class Notes:
 
 
 Frame = "pd.DataFrame | trec.Records"
+_SLICE = 1 << 20  # rows of docnos compared at a time when numbering (topic, docno) groups
 
 
 def prepare(qrels: Frame, run: Frame) -> Prepared:
-    """Factorise topics and docnos (sorted as byte strings) and look up each run row's grade.
+    """Code topics (sorted as byte strings) and docnos (per topic), and look up each run
+    row's grade.
 
-    Takes DataFrames (as `trec.read_run` gives) or the readers' `trec.Records`,
-    whose dictionary-encoded columns are recoded without a Python string per row.
+    Takes DataFrames (as `trec.read_run` gives) or the readers' `trec.Records`.
+    The qrels and run rows are sorted together once by (topic, docno), as
+    trec_eval sorts each topic's documents: that one sort numbers the docnos
+    within each topic, joins the grades and finds repeated documents, without
+    a table of every distinct docno.
     """
     (q_topic, r_topic), topics = _shared_codes(_labelled(qrels, "topic"), _labelled(run, "topic"))
-    (q_doc, r_doc), docnos = _shared_codes(_labelled(qrels, "docno"), _labelled(run, "docno"))
+    q_docno, r_docno = _strings(qrels, "docno"), _strings(run, "docno")
+    group, doc, width = _docno_groups(np.concatenate((q_topic, r_topic)), [q_docno, r_docno])
     nq = len(q_topic)
-    width = max(len(docnos), 1)
-    q_key = q_topic * width + q_doc
-    order = np.argsort(q_key, kind="stable")
-    q_key_sorted = q_key[order]
-    r_key = r_topic * width + r_doc
-    pos = np.searchsorted(q_key_sorted, r_key)
-    pos_clipped = np.minimum(pos, max(nq - 1, 0))
-    found = (pos < nq) & (q_key_sorted[pos_clipped] == r_key) if nq else np.zeros(len(r_key), bool)
     q_grade = _numbers(qrels, "grade", np.int64)
-    r_grade = np.full(len(r_key), NOT_JUDGED, dtype=np.int64)
-    r_grade[found] = q_grade[order][pos_clipped[found]]
+    grade_of = np.full(int(group.max()) + 1 if len(group) else 0, NOT_JUDGED, dtype=np.int64)
+    grade_of[group[:nq]] = q_grade
+    run_group = group[nq:]
     return Prepared(
         topics=np.array(topics.to_pylist(), dtype=object),
-        docnos=Labels(docnos),
+        run_docno=Labels(r_docno),
+        doc_width=width,
         qrels_topic=q_topic,
         qrels_grade=q_grade,
         run_topic=r_topic,
-        run_doc=r_doc,
+        run_doc=doc[nq:],
         run_score=_numbers(run, "score", np.float64),
         run_rank=_numbers(run, "rank", np.int64),
-        run_grade=r_grade,
-        has_duplicates=_has_repeats(r_key),
+        run_grade=grade_of[run_group],
+        has_duplicates=_has_repeats(run_group),
         source=run.source if isinstance(run, trec.Records) else str(run.attrs.get("source", "run")),
         run_skipped=run.skipped if isinstance(run, trec.Records) else run.attrs.get("skipped"),
     )
 
 
+def _docno_groups(topic: np.ndarray, docnos: list[pa.Array]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Number the rows' distinct (topic, docno) pairs in (topic, docno byte order) order.
+
+    Returns each row's pair number, each row's docno rank within its topic (the
+    pair number minus the topic's first), and one more than the largest rank.
+    Arrow's stable sort of (topic, docno), then a comparison of neighbours in
+    slices (so the sorted docnos never exist whole).
+    """
+    n = len(topic)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 1
+    docno = pa.chunked_array(docnos, docnos[0].type)
+    topic32 = topic.astype(np.int32)
+    table = pa.table({"t": trec._arrow(topic32), "d": docno})
+    order = trec.numpy_view(
+        pc.sort_indices(table, sort_keys=[("t", "ascending"), ("d", "ascending")])
+    ).astype(np.int64)
+    del table
+    sorted_topic = topic32[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_topic[1:], sorted_topic[:-1], out=new[1:])
+    topic_start = new.copy()
+    for start in range(0, n - 1, _SLICE):
+        stop = min(start + _SLICE, n - 1)
+        piece = docno.take(trec._arrow(order[start : stop + 1])).combine_chunks()
+        changed = pc.not_equal(piece.slice(1), piece.slice(0, len(piece) - 1))
+        new[start + 1 : stop + 1] |= trec.numpy_view(pc.cast(changed, pa.int8())).astype(bool)
+    numbered = np.cumsum(new) - 1
+    first = np.maximum.accumulate(np.where(topic_start, numbered, 0))
+    group = np.empty(n, dtype=np.int64)
+    group[order] = numbered
+    doc = np.empty(n, dtype=np.int64)
+    doc[order] = numbered - first
+    return group, doc, int(doc.max()) + 1
+
+
 def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
     """A string column as int64 codes into Arrow arrays of distinct labels: one pair per
-    chunk of the readers' Records (a run's docnos keep each block's dictionary)."""
+    chunk of the readers' Records."""
     if isinstance(frame, trec.Records):
         chunks = frame.table[column].chunks
         return [(trec.numpy_view(c.indices).astype(np.int64), c.dictionary) for c in chunks]
@@ -157,6 +200,21 @@ def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
     else:
         codes, labels = pd.factorize(series)
     return [(codes.astype(np.int64), pa.array(np.asarray(labels).astype(str), pa.string()))]
+
+
+def _strings(frame: Frame, column: str) -> pa.Array:
+    """A string column as one plain Arrow string array, row by row."""
+    if isinstance(frame, trec.Records):
+        values = frame.table[column]
+        chunks = [
+            c.dictionary.take(c.indices) if pa.types.is_dictionary(c.type) else c
+            for c in values.chunks
+        ]
+        if not chunks:
+            return pa.array([], pa.string())
+        return chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)
+    (codes, labels), *_ = _labelled(frame, column)
+    return labels.take(trec._arrow(codes))
 
 
 def _numbers(frame: Frame, column: str, dtype: type) -> np.ndarray:
@@ -224,17 +282,20 @@ def _numeric_key(p: Prepared, notes: Notes) -> np.ndarray:
     """Docnos in ascending numeric order where numeric, the rest after them in string order.
 
     Numbers compare exactly (as decimals), so long integer ids do not collide
-    the way they would as float64.
+    the way they would as float64. Each distinct docno is parsed once.
     """
-    numbers = [_decimal(docno) for docno in p.docnos]
+    encoded = pc.dictionary_encode(p.run_docno.array)
+    labels = encoded.dictionary.to_pylist()
+    numbers = [_decimal(docno) for docno in labels]
+    codes = trec.numpy_view(encoded.indices)
     notes.non_numeric_docnos = sum(number is None for number in numbers)
     order = sorted(
         range(len(numbers)),
-        key=lambda i: (numbers[i] is None, numbers[i] if numbers[i] is not None else 0, i),
+        key=lambda i: (numbers[i] is None, numbers[i] if numbers[i] is not None else 0, labels[i]),
     )
     key = np.empty(len(numbers), dtype=np.int64)
     key[order] = np.arange(len(numbers))
-    return key[p.run_doc]
+    return key[codes]
 
 
 def _decimal(docno: str) -> Decimal | None:
@@ -290,7 +351,7 @@ def _sorted_rows(
         rank = p.run_rank[rows]
         return rows[_within_groups(topic, rank - rank.min() if len(rank) else rank)]
     if c.tie_break == "docno_desc" and c.score_precision == "float32":
-        tie = len(p.docnos) - 1 - p.run_doc[rows]
+        tie = p.doc_width - 1 - p.run_doc[rows]
         return rows[_reference_order(topic, p.run_score[rows], tie)]
     reference = replace(c, tie_break="docno_desc", score_precision="float32")
     base = _order(p, reference, has_qrels, grade, Notes())
@@ -331,7 +392,7 @@ def _ordered_bits(score: np.ndarray) -> np.ndarray:
 
 def _tie_key(p: Prepared, rows: np.ndarray, c: Convention, grade: np.ndarray, notes: Notes):
     """A non-negative integer per row whose ascending order is the tie-break's order."""
-    n_docs = len(p.docnos)
+    n_docs = p.doc_width
     doc = p.run_doc[rows]
     tie = c.tie_break
     if tie == "docno_desc":
@@ -397,7 +458,7 @@ def _packed_order(topic: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.n
 
 def _first_occurrences(p: Prepared, rows: np.ndarray) -> np.ndarray:
     """The rows that are the first (in file order) of their (topic, docno)."""
-    key = p.run_topic[rows] * max(len(p.docnos), 1) + p.run_doc[rows]
+    key = p.run_topic[rows] * p.doc_width + p.run_doc[rows]
     _, first = np.unique(key, return_index=True)
     return rows[np.sort(first)]
 
@@ -557,7 +618,7 @@ def _cleared_by_trec_eval10(name: str) -> bool:
 def _check_duplicates(p: Prepared, rows: np.ndarray) -> None:
     """A docno twice for one topic is an error naming the second occurrence's line."""
     rows = np.sort(rows)
-    key = p.run_topic[rows] * max(len(p.docnos), 1) + p.run_doc[rows]
+    key = p.run_topic[rows] * p.doc_width + p.run_doc[rows]
     order = np.argsort(key, kind="stable")
     repeat = key[order][1:] == key[order][:-1]
     if not repeat.any():
@@ -567,7 +628,7 @@ def _check_duplicates(p: Prepared, rows: np.ndarray) -> None:
     skipped = p.run_skipped if p.run_skipped is not None else np.zeros(0, np.int64)
     raise DuplicateDocumentError(
         f"{p.source}:{trec.line_of(skipped, int(rows[second]))}: document "
-        f"{p.docnos[int(p.run_doc[rows[second]])]} appears more than once for topic "
+        f"{p.run_docno[int(rows[second])]} appears more than once for topic "
         f"{p.topics[p.run_topic[rows[second]]]} (first on line "
         f"{trec.line_of(skipped, int(rows[first]))}); --duplicates first keeps the first one"
     )

@@ -187,7 +187,7 @@ def _rank_table(p, r, rows, convention: Convention, values: dict, shown: int) ->
     return pd.DataFrame(
         {
             "rank": rank_no,
-            "docno": [str(d) for d in p.docnos[p.run_doc[rows[:shown]]]],
+            "docno": [str(d) for d in p.run_docno[rows[:shown]]],
             "score": p.run_score[rows[:shown]],
             "grade": [str(int(g)) if j else UNJUDGED for g, j in zip(grade, judged, strict=True)],
             "relevant": np.where(relevant, "yes", "no"),
@@ -308,7 +308,7 @@ def _ties(p, rows, convention: Convention, k: int) -> tuple[list[str], pd.DataFr
         if start >= k:
             groups.append(f"{len(tied) - len(groups)} more tie groups below rank {k}")
             break
-        docs = [str(d) for d in p.docnos[p.run_doc[rows[start:end]]]]
+        docs = [str(d) for d in p.run_docno[rows[start:end]]]
         shown = ", ".join(docs[:TIE_DOCS]) + (
             f", ... ({len(docs) - TIE_DOCS} more)" if len(docs) > TIE_DOCS else ""
         )

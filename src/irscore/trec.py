@@ -83,7 +83,11 @@ class Records:
 
     def frame(self) -> pd.DataFrame:
         """The records as a DataFrame (topics, docnos and tags as categoricals)."""
-        frame = self.table.to_pandas()
+        table = self.table
+        if "docno" in table.column_names and not pa.types.is_dictionary(table["docno"].type):
+            docnos = pc.dictionary_encode(table["docno"])
+            table = table.set_column(table.column_names.index("docno"), "docno", docnos)
+        frame = table.to_pandas()
         frame.attrs.update(source=self.source, skipped=self.skipped)
         return frame
 
@@ -225,13 +229,14 @@ class _Parser:
             before = block.count(b"\n", 0, start)
             first_line = self.lines + 1 + before
             lines = newlines - before + (not block.endswith(b"\n"))
-            fast = _fast_columns(data, self.layout, lines)
+            fast = _fast_columns(data, self.layout, lines, self.role == "run")
             if fast is None:
                 table, skipped = self._slow_block(data, first_line, self.offset + start)
             else:
                 table, skipped = fast[0], fast[1] + first_line
             if self.role == "run":  # the Q0 column, checked, is not kept
                 table = table.drop_columns([c for c in table.column_names if c.startswith("_")])
+                table = _plain_docnos(table)
             self.tables.append(table)
             self.skipped.append(skipped)
         self.lines += newlines
@@ -285,7 +290,7 @@ class _Parser:
         layout = self.layout or formats.detect(None, self.role)
         skipped = np.sort(np.concatenate([np.zeros(0, np.int64), *self.skipped]))
         if self.tables:
-            raw = _combine(self.tables, frozenset({"docno"} if self.role == "run" else ()))
+            raw = _combine(self.tables)
         else:
             raw = pa.table(
                 {
@@ -301,15 +306,23 @@ class _Parser:
         return Records(table, self.name, layout, skipped, compression)
 
 
-def _combine(tables: list[pa.Table], chunked: frozenset[str] = frozenset()) -> pa.Table:
+def _plain_docnos(table: pa.Table) -> pa.Table:
+    """A run's docnos as plain strings: `evaluate.prepare` sorts them per topic, and
+    hashing a million mostly distinct docnos into a dictionary would cost more."""
+    column = table["docno"]
+    if not pa.types.is_dictionary(column.type):
+        return table
+    plain = pa.chunked_array([c.dictionary.take(c.indices) for c in column.chunks], pa.string())
+    return table.set_column(table.column_names.index("docno"), "docno", plain)
+
+
+def _combine(tables: list[pa.Table]) -> pa.Table:
     """One table of single chunks from the blocks' tables, emptying `tables`.
 
     Dictionary columns are recoded into one dictionary (a hash pass over the
-    blocks' distinct labels, not their rows) and numbers concatenated, column
-    by column, each block's column freed once copied: the peak is the blocks
-    plus one column, not two copies of everything. Columns named in `chunked`
-    keep their blocks and dictionaries (a run's docnos: `evaluate.prepare`
-    recodes them with the qrels' in one pass).
+    blocks' distinct labels, not their rows), strings and numbers concatenated,
+    column by column, each block's column freed once copied: the peak is the
+    blocks plus one column, not two copies of everything.
     """
     names = tables[0].column_names
     pending = {name: [chunk for t in tables for chunk in t[name].chunks] for name in names}
@@ -317,8 +330,8 @@ def _combine(tables: list[pa.Table], chunked: frozenset[str] = frozenset()) -> p
     columns = {}
     for name in names:
         chunks = pending.pop(name)
-        if name in chunked:
-            columns[name] = pa.chunked_array(chunks)
+        if pa.types.is_string(chunks[0].type) or pa.types.is_large_string(chunks[0].type):
+            columns[name] = _concat_strings(chunks)
             continue
         if not pa.types.is_dictionary(chunks[0].type):
             columns[name] = _arrow(np.concatenate([numpy_view(c) for c in chunks]))
@@ -336,12 +349,24 @@ def _combine(tables: list[pa.Table], chunked: frozenset[str] = frozenset()) -> p
     return pa.table(columns)
 
 
+def _concat_strings(chunks: list[pa.Array]) -> pa.Array:
+    """One string array from the blocks' (64-bit offsets past 2 GiB of text)."""
+    size = sum(c.buffers()[2].size if c.buffers()[2] else 0 for c in chunks)
+    if size >= 2**31 - 1:
+        chunks = [c.cast(pa.large_string()) for c in chunks]
+    out = pa.concat_arrays(chunks) if chunks else pa.array([], pa.string())
+    chunks.clear()
+    return out
+
+
 def _field(layout: Layout, i: int) -> str:
     """The Arrow column name of field i: its canonical name, or `_i` when it is ignored."""
     return layout.columns[i] or f"_{i}"
 
 
-def _fast_columns(data: bytes, layout: Layout, lines: int) -> tuple[pa.Table, np.ndarray] | None:
+def _fast_columns(
+    data: bytes, layout: Layout, lines: int, run_docnos: bool = False
+) -> tuple[pa.Table, np.ndarray] | None:
     """Arrow's parser on a block of `lines` lines whose fields are split by single
     delimiters; comment lines cut out first. Returns the raw table and the 0-based
     indices of lines without a record, or None when anything needs the careful reader."""
@@ -364,6 +389,8 @@ def _fast_columns(data: bytes, layout: Layout, lines: int) -> tuple[pa.Table, np
     names = [_field(layout, i) for i in range(len(layout.columns))]
     types = {name: _LABEL for name in names}
     types.update({c: pa.float64() for c in ("rank", "score") if c in names})
+    if run_docnos and "docno" in names:
+        types["docno"] = pa.string()
     try:
         table = pa_csv.read_csv(
             io.BytesIO(data),
@@ -428,6 +455,10 @@ def _plausible(table: pa.Table) -> bool:
     grade an integer of at most 15 digits: the careful reader would accept every line."""
     for name in table.column_names:
         for chunk in table[name].chunks:
+            if pa.types.is_string(chunk.type):
+                if len(chunk) and pc.min(pc.binary_length(chunk)).as_py() == 0:
+                    return False
+                continue
             if pa.types.is_dictionary(chunk.type):
                 labels = chunk.dictionary
                 if pc.min(pc.binary_length(labels)).as_py() == 0:  # an empty field
