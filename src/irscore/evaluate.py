@@ -20,15 +20,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from irscore import measures, trec
+from irscore import joins, measures, trec
 from irscore.conventions import REFERENCE, Convention
 from irscore.measures import Context, MeasureSpec, Ranking
 
 if TYPE_CHECKING:  # pandas loads where a DataFrame is made: `irscore evaluate` needs none
     import pandas as pd
 
-NOT_JUDGED = np.iinfo(np.int64).min
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+NOT_JUDGED = joins.NOT_JUDGED
 LONG_COLUMNS = ["run", "convention", "topic", "measure", "value"]
 
 
@@ -111,7 +111,6 @@ class Notes:
 
 
 Frame = "pd.DataFrame | trec.Records"
-_SLICE = 1 << 20  # rows of docnos compared at a time when numbering (topic, docno) groups
 
 
 def prepare(qrels: Frame, run: Frame) -> Prepared:
@@ -119,71 +118,28 @@ def prepare(qrels: Frame, run: Frame) -> Prepared:
     row's grade.
 
     Takes DataFrames (as `trec.read_run` gives) or the readers' `trec.Records`.
-    The qrels and run rows are sorted together once by (topic, docno), as
-    trec_eval sorts each topic's documents: that one sort numbers the docnos
-    within each topic, joins the grades and finds repeated documents, without
-    a table of every distinct docno.
+    The grades are joined by one sort of (topic, docno), as trec_eval sorts
+    each topic's documents (`irscore.joins`).
     """
     (q_topic, r_topic), topics = _shared_codes(_labelled(qrels, "topic"), _labelled(run, "topic"))
-    q_docno, r_docno = _strings(qrels, "docno"), _strings(run, "docno")
-    group, doc, width = _docno_groups(np.concatenate((q_topic, r_topic)), [q_docno, r_docno])
-    nq = len(q_topic)
+    r_docno = _strings(run, "docno")
     q_grade = _numbers(qrels, "grade", np.int64)
-    grade_of = np.full(int(group.max()) + 1 if len(group) else 0, NOT_JUDGED, dtype=np.int64)
-    grade_of[group[:nq]] = q_grade
-    run_group = group[nq:]
+    joined = joins.join(q_topic, _strings(qrels, "docno"), q_grade, r_topic, r_docno)
     return Prepared(
         topics=np.array(topics.to_pylist(), dtype=object),
         run_docno=Labels(r_docno),
-        doc_width=width,
+        doc_width=joined.width,
         qrels_topic=q_topic,
         qrels_grade=q_grade,
         run_topic=r_topic,
-        run_doc=doc[nq:],
+        run_doc=joined.doc,
         run_score=_numbers(run, "score", np.float64),
         run_rank=_numbers(run, "rank", np.int64),
-        run_grade=grade_of[run_group],
-        has_duplicates=_has_repeats(run_group),
+        run_grade=joined.grade,
+        has_duplicates=joined.has_duplicates,
         source=run.source if isinstance(run, trec.Records) else str(run.attrs.get("source", "run")),
         run_skipped=run.skipped if isinstance(run, trec.Records) else run.attrs.get("skipped"),
     )
-
-
-def _docno_groups(topic: np.ndarray, docnos: list[pa.Array]) -> tuple[np.ndarray, np.ndarray, int]:
-    """Number the rows' distinct (topic, docno) pairs in (topic, docno byte order) order.
-
-    Returns each row's pair number, each row's docno rank within its topic (the
-    pair number minus the topic's first), and one more than the largest rank.
-    Arrow's stable sort of (topic, docno), then a comparison of neighbours in
-    slices (so the sorted docnos never exist whole).
-    """
-    n = len(topic)
-    if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), 1
-    docno = pa.chunked_array(docnos, docnos[0].type)
-    topic32 = topic.astype(np.int32)
-    table = pa.table({"t": trec._arrow(topic32), "d": docno})
-    order = trec.numpy_view(
-        pc.sort_indices(table, sort_keys=[("t", "ascending"), ("d", "ascending")])
-    ).astype(np.int64)
-    del table
-    sorted_topic = topic32[order]
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(sorted_topic[1:], sorted_topic[:-1], out=new[1:])
-    topic_start = new.copy()
-    for start in range(0, n - 1, _SLICE):
-        stop = min(start + _SLICE, n - 1)
-        piece = docno.take(trec._arrow(order[start : stop + 1])).combine_chunks()
-        changed = pc.not_equal(piece.slice(1), piece.slice(0, len(piece) - 1))
-        new[start + 1 : stop + 1] |= trec.numpy_view(pc.cast(changed, pa.int8())).astype(bool)
-    numbered = np.cumsum(new) - 1
-    first = np.maximum.accumulate(np.where(topic_start, numbered, 0))
-    group = np.empty(n, dtype=np.int64)
-    group[order] = numbered
-    doc = np.empty(n, dtype=np.int64)
-    doc[order] = numbered - first
-    return group, doc, int(doc.max()) + 1
 
 
 def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
@@ -222,12 +178,6 @@ def _numbers(frame: Frame, column: str, dtype: type) -> np.ndarray:
     if isinstance(frame, trec.Records):
         return trec.numpy_view(frame.table[column].chunk(0)).astype(dtype, copy=False)
     return frame[column].to_numpy(dtype=dtype)
-
-
-def _has_repeats(keys: np.ndarray) -> bool:
-    """True when some key occurs twice (a sort: numpy's hash-based unique is slow here)."""
-    ordered = np.sort(keys)
-    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 def _shared_codes(

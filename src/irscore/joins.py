@@ -1,0 +1,117 @@
+"""The run's rows joined to the qrels by (topic, docno), with one sort, as trec_eval does.
+
+trec_eval sorts each topic's documents by docno and merges them with the
+topic's judgments. Here the qrels and run rows of all topics are sorted
+together by (topic code, docno bytes) with Arrow's stable sort (in two halves
+of the topics on two threads when the input is large); neighbours in that
+order give each run row its grade, its docno's rank within the topic, and any
+repeated document. No table of every distinct docno is built: hashing a
+million mostly distinct docnos costs more than sorting them per topic.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from irscore import trec
+
+NOT_JUDGED = np.iinfo(np.int64).min
+_SLICE = 1 << 20  # sorted docnos compared this many at a time: they never exist whole
+_THREADED = 1 << 18  # rows from which the sort runs in two halves on two threads
+
+
+@dataclass(frozen=True)
+class Joined:
+    """Per run row: its docno's rank among its topic's distinct docnos (run and qrels
+    together, in byte order), and its grade (NOT_JUDGED when the qrels have none)."""
+
+    doc: np.ndarray
+    grade: np.ndarray
+    width: int  # one more than the largest `doc`
+    has_duplicates: bool  # some docno occurs twice for one topic of the run
+
+
+def join(
+    q_topic: np.ndarray,
+    q_docno: pa.Array,
+    q_grade: np.ndarray,
+    r_topic: np.ndarray,
+    r_docno: pa.Array,
+) -> Joined:
+    """Join run rows to qrels rows (topic codes shared, docnos as Arrow strings)."""
+    nq, n = len(q_topic), len(q_topic) + len(r_topic)
+    if len(r_topic) == 0:
+        return Joined(np.zeros(0, np.int64), np.zeros(0, np.int64), 1, False)
+    topic = np.concatenate((q_topic, r_topic)).astype(np.int32)
+    docno = _concat(q_docno, r_docno)
+    order = _sort(topic, docno)
+    new = np.empty(n, dtype=bool)  # the first row of a (topic, docno) pair
+    new[0] = True
+    sorted_topic = topic[order]
+    np.not_equal(sorted_topic[1:], sorted_topic[:-1], out=new[1:])
+    topic_starts = np.flatnonzero(new)
+    del sorted_topic, topic
+    for start in range(0, n - 1, _SLICE):
+        stop = min(start + _SLICE, n - 1)
+        piece = docno.take(trec._arrow(order[start : stop + 1]))
+        changed = pc.not_equal(piece.slice(1), piece.slice(0, len(piece) - 1))
+        new[start + 1 : stop + 1] |= trec.numpy_view(pc.cast(changed, pa.int8())).view(bool)
+    del docno
+    pair = np.cumsum(new) - 1  # the (topic, docno) pair of each sorted row
+    doc = pair - np.repeat(pair[topic_starts], np.diff(np.r_[topic_starts, n]))
+    # Within a pair the stable sort puts the qrels row (at most one) first.
+    pair_starts = np.flatnonzero(new)
+    first_row = order[pair_starts]
+    judged = first_row < nq
+    pair_grade = np.full(len(pair_starts), NOT_JUDGED, dtype=np.int64)
+    pair_grade[judged] = q_grade[first_row[judged]]
+    is_run = order >= nq
+    repeated = bool((is_run[1:] & is_run[:-1] & ~new[1:]).any())
+    at = np.flatnonzero(is_run)
+    rows = order[at] - nq
+    run_doc = np.empty(n - nq, dtype=np.int64)
+    run_doc[rows] = doc[at]
+    run_grade = np.empty(n - nq, dtype=np.int64)
+    run_grade[rows] = pair_grade[pair[at]]
+    return Joined(run_doc, run_grade, int(doc.max()) + 1, repeated)
+
+
+def _concat(first: pa.Array, second: pa.Array) -> pa.Array:
+    """Two string arrays as one (64-bit offsets when the text passes 2 GiB)."""
+    if first.type != second.type or _text_bytes(first) + _text_bytes(second) >= 2**31 - 1:
+        first, second = first.cast(pa.large_string()), second.cast(pa.large_string())
+    return pa.concat_arrays([first, second])
+
+
+def _text_bytes(array: pa.Array) -> int:
+    """The bytes of text a string array holds."""
+    return pc.sum(pc.binary_length(array)).as_py() or 0
+
+
+def _sort(topic: np.ndarray, docno: pa.Array) -> np.ndarray:
+    """The stable order of rows by (topic, docno): topics split into two halves sorted at
+    once on two threads (Arrow's sort lets go of the GIL) when there are many rows."""
+    if len(topic) < _THREADED:
+        return _sorted(topic, docno)
+    counts = np.bincount(topic)
+    middle = int(np.searchsorted(np.cumsum(counts), len(topic) // 2)) + 1
+    low = topic < middle
+    halves = [np.flatnonzero(low), np.flatnonzero(~low)]
+    del low
+    with ThreadPoolExecutor(2) as pool:
+        parts = list(
+            pool.map(lambda rows: rows[_sorted(topic[rows], docno.take(trec._arrow(rows)))], halves)
+        )
+    return np.concatenate(parts)
+
+
+def _sorted(topic: np.ndarray, docno: pa.Array) -> np.ndarray:
+    """Arrow's stable sort of (topic, docno) as int64 row indices."""
+    table = pa.table({"t": trec._arrow(topic), "d": docno})
+    order = pc.sort_indices(table, sort_keys=[("t", "ascending"), ("d", "ascending")])
+    return trec.numpy_view(order).view(np.int64)
