@@ -56,5 +56,7 @@ def test_matches_a_dict_join_on_generated_rows(monkeypatch, threaded):
         for topic in range(topics):
             names = sorted({d for t, d in run if t == topic} | {d for t, d in judged if t == topic})
             expected = [names.index(d) for t, d in run if t == topic]
-            assert [int(r) for r, (t, _) in zip(joined.doc, run) if t == topic] == expected
+            assert [
+                int(r) for r, (t, _) in zip(joined.doc, run, strict=True) if t == topic
+            ] == expected
         assert not joined.has_duplicates

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import cached_property
@@ -77,6 +77,7 @@ class Prepared:
     has_duplicates: bool = False
     source: str = "run"
     run_skipped: np.ndarray | None = None  # the run's lines without a record (trec.line_of)
+    run_rows: np.ndarray | None = None  # each row's row in the run, when only some are here
     orders: dict = field(default_factory=dict, repr=False, compare=False)
     rankings: dict = field(default_factory=dict, repr=False, compare=False)
     grades: dict = field(default_factory=dict, repr=False, compare=False)
@@ -113,6 +114,9 @@ class Notes:
 Frame = "pd.DataFrame | trec.Records"
 
 
+CHUNK_ROWS = 1 << 20  # run rows per chunk of topics in `evaluate_records`
+
+
 def prepare(qrels: Frame, run: Frame) -> Prepared:
     """Code topics (sorted as byte strings) and docnos (per topic), and look up each run
     row's grade.
@@ -121,33 +125,76 @@ def prepare(qrels: Frame, run: Frame) -> Prepared:
     The grades are joined by one sort of (topic, docno), as trec_eval sorts
     each topic's documents (`irscore.joins`).
     """
+    return next(prepare_chunks(qrels, run, None))
+
+
+def prepare_chunks(qrels: Frame, run: Frame, rows: int | None) -> Iterator[Prepared]:
+    """`prepare` for consecutive ranges of topics of about `rows` run rows each (all at
+    once when None). Each chunk keeps every topic's label and code but only its
+    topics' qrels and run rows; `run_rows` maps its rows back to the run's lines."""
     (q_topic, r_topic), topics = _shared_codes(_labelled(qrels, "topic"), _labelled(run, "topic"))
-    r_docno = _strings(run, "docno")
+    labels = np.array(topics.to_pylist(), dtype=object)
+    q_docno, r_docno = _strings(qrels, "docno"), _strings(run, "docno")
     q_grade = _numbers(qrels, "grade", np.int64)
-    joined = joins.join(q_topic, _strings(qrels, "docno"), q_grade, r_topic, r_docno)
+    r_score, r_rank = _numbers(run, "score", np.float64), _numbers(run, "rank", np.int64)
+    source = run.source if isinstance(run, trec.Records) else str(run.attrs.get("source", "run"))
+    skipped = run.skipped if isinstance(run, trec.Records) else run.attrs.get("skipped")
+    if rows is None or len(r_topic) <= rows:
+        whole = (q_topic, q_docno, q_grade), (r_topic, r_docno, r_score, r_rank)
+        yield _prepared(labels, *whole, source=source, run_skipped=skipped)
+        return
+    q_order, r_order = np.argsort(q_topic, kind="stable"), np.argsort(r_topic, kind="stable")
+    per_topic = np.bincount(r_topic, minlength=len(labels))
+    ends = np.searchsorted(np.cumsum(per_topic), np.arange(rows, len(r_topic), rows), "right")
+    bounds = np.unique(np.r_[0, ends, len(labels)])
+    q_at = np.searchsorted(q_topic[q_order], bounds)
+    r_at = np.searchsorted(r_topic[r_order], bounds)
+    for k in range(len(bounds) - 1):
+        q, r = q_order[q_at[k] : q_at[k + 1]], r_order[r_at[k] : r_at[k + 1]]
+        yield _prepared(
+            labels,
+            (q_topic[q], _taken(q_docno, q), q_grade[q]),
+            (r_topic[r], _taken(r_docno, r), r_score[r], r_rank[r]),
+            source=source,
+            run_skipped=skipped,
+            run_rows=r,
+        )
+
+
+def _prepared(labels: np.ndarray, qrels: tuple, run: tuple, **where) -> Prepared:
+    """A Prepared of these qrels (topic codes, docnos, grades) and run rows (topic
+    codes, docnos, scores, ranks); `where` names their source."""
+    q_topic, q_docno, q_grade = qrels
+    r_topic, r_docno, r_score, r_rank = run
+    joined = joins.join(q_topic, q_docno, q_grade, r_topic, r_docno)
     return Prepared(
-        topics=np.array(topics.to_pylist(), dtype=object),
+        topics=labels,
         run_docno=Labels(r_docno),
         doc_width=joined.width,
-        qrels_topic=q_topic,
+        qrels_topic=q_topic.astype(np.int64),
         qrels_grade=q_grade,
-        run_topic=r_topic,
+        run_topic=r_topic.astype(np.int64),
         run_doc=joined.doc,
-        run_score=_numbers(run, "score", np.float64),
-        run_rank=_numbers(run, "rank", np.int64),
+        run_score=r_score,
+        run_rank=r_rank,
         run_grade=joined.grade,
         has_duplicates=joined.has_duplicates,
-        source=run.source if isinstance(run, trec.Records) else str(run.attrs.get("source", "run")),
-        run_skipped=run.skipped if isinstance(run, trec.Records) else run.attrs.get("skipped"),
+        **where,
     )
 
 
+def _taken(strings: pa.Array, rows: np.ndarray) -> pa.Array:
+    """The strings at `rows`, as one array."""
+    taken = strings.take(trec._arrow(rows))
+    return taken.combine_chunks() if isinstance(taken, pa.ChunkedArray) else taken
+
+
 def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
-    """A string column as int64 codes into Arrow arrays of distinct labels: one pair per
+    """A string column as integer codes into Arrow arrays of distinct labels: one pair per
     chunk of the readers' Records."""
     if isinstance(frame, trec.Records):
         chunks = frame.table[column].chunks
-        return [(trec.numpy_view(c.indices).astype(np.int64), c.dictionary) for c in chunks]
+        return [(trec.numpy_view(c.indices), c.dictionary) for c in chunks]
     import pandas as pd
 
     series = frame[column]
@@ -200,7 +247,7 @@ def _shared_codes(
     label_codes = position[trec.numpy_view(union.indices)]
     recoded, start = [], 0
     for column in columns:
-        out, row = np.empty(sum(len(codes) for codes, _ in column), dtype=np.int64), 0
+        out, row = np.empty(sum(len(codes) for codes, _ in column), dtype=np.int32), 0
         for codes, label in column:
             out[row : row + len(codes)] = label_codes[start : start + len(label)][codes]
             row, start = row + len(codes), start + len(label)
@@ -296,6 +343,8 @@ def _sorted_rows(
     groups of equal topic and float32 score (float32 rounding is monotone, so
     float64 refines those groups): a stable sort of nearly sorted keys.
     """
+    if len(rows) == 0:  # no run topic is judged (a chunk of topics can be so)
+        return rows
     topic = p.run_topic[rows]
     if c.mistake == "rank_column_trusted":
         rank = p.run_rank[rows]
@@ -576,18 +625,57 @@ def _check_duplicates(p: Prepared, rows: np.ndarray) -> None:
     second = int(order[1:][repeat].min())
     first = int(order[np.searchsorted(key[order], key[second])])
     skipped = p.run_skipped if p.run_skipped is not None else np.zeros(0, np.int64)
+    in_run = p.run_rows if p.run_rows is not None else np.arange(len(p.run_topic))
     raise DuplicateDocumentError(
-        f"{p.source}:{trec.line_of(skipped, int(rows[second]))}: document "
+        f"{p.source}:{trec.line_of(skipped, int(in_run[rows[second]]))}: document "
         f"{p.run_docno[int(rows[second])]} appears more than once for topic "
         f"{p.topics[p.run_topic[rows[second]]]} (first on line "
-        f"{trec.line_of(skipped, int(rows[first]))}); --duplicates first keeps the first one"
+        f"{trec.line_of(skipped, int(in_run[rows[first]]))}); "
+        "--duplicates first keeps the first one"
     )
+
+
+@dataclass
+class TopicValues:
+    """One convention's per-topic values for some topics (in topic order), before the means."""
+
+    values: dict[str, np.ndarray]
+    topics: np.ndarray
+    filled: np.ndarray  # True for a -c topic without results: its values are fills
+    num_rel_all: float | None  # -c: the grade > 0 judgments of these topics' qrels
+    notes: Notes
 
 
 def evaluate_one(
     p: Prepared, c: Convention, spec: MeasureSpec
 ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, float], Notes]:
     """Per-topic values {measure: array}, the topic names, the `all` values, and notes."""
+    part = topic_values(p, c, spec)
+    return part.values, part.topics, means_of([part], c), part.notes
+
+
+def evaluate_records(
+    qrels: Frame, run: Frame, c: Convention, spec: MeasureSpec, rows: int | None = None
+) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, float], Notes]:
+    """`evaluate_one(prepare(qrels, run), c, spec)` in chunks of topics of about `rows`
+    run rows (default `CHUNK_ROWS`): what is built per row then lives for one chunk,
+    so a ten-million-line run needs little more memory than its records."""
+    parts = [topic_values(p, c, spec) for p in prepare_chunks(qrels, run, rows or CHUNK_ROWS)]
+    notes = parts[0].notes
+    for part in parts[1:]:
+        notes.run_topics_without_qrels += part.notes.run_topics_without_qrels
+        notes.qrels_topics_without_run += part.notes.qrels_topics_without_run
+        notes.duplicates_dropped += part.notes.duplicates_dropped
+        notes.non_numeric_docnos += part.notes.non_numeric_docnos
+    values = {
+        name: np.concatenate([part.values[name] for part in parts]) for name in parts[0].values
+    }
+    topics = np.concatenate([part.topics for part in parts])
+    return values, topics, means_of(parts, c), notes
+
+
+def topic_values(p: Prepared, c: Convention, spec: MeasureSpec) -> TopicValues:
+    """The per-topic values of the topics `p` holds, -c's topics without results included."""
     ranking, _rows, evaluated, notes = rank(p, c)
     context = Context(c.interpolation, c.mistake, c.gmax, c.gain)
     values, notes.not_computed = measures.compute(ranking, spec, context, c.ties)
@@ -606,22 +694,35 @@ def evaluate_one(
             with_rel = np.unique(p.qrels_topic[q_grade >= level])
             missing = missing[np.isin(missing, with_rel)]
         num_rel_all = float((q_grade > 0).sum())
-    if c.missing_topics == "mean_only":  # trec_eval 9: they score 0, in the means only
-        means = {
-            name: measures.aggregate(name, array, len(missing), num_rel_all)
-            for name, array in values.items()
-        }
+    filled = np.zeros(len(topics), dtype=bool)
     if len(missing):  # per-topic rows for them, in topic order
         fills = _missing_values(p, c, spec, missing, list(values))
         values = {name: np.concatenate((array, fills[name])) for name, array in values.items()}
         order = np.argsort(np.concatenate((evaluated, missing)), kind="stable")
         topics = np.concatenate((topics, p.topics[missing]))[order]
         values = {name: array[order] for name, array in values.items()}
-    if c.missing_topics == "evaluated":  # trec_eval 10: added to the means in topic order
-        means = {
-            name: measures.aggregate(name, array, 0, num_rel_all) for name, array in values.items()
-        }
-    return values, topics, means, notes
+        filled = np.concatenate((filled, np.ones(len(missing), dtype=bool)))[order]
+    return TopicValues(values, topics, filled, num_rel_all, notes)
+
+
+def means_of(parts: Sequence[TopicValues], c: Convention) -> dict[str, float]:
+    """The `all` values of the parts' topics together (the parts in topic order).
+
+    trec_eval 9 leaves -c's topics without results out of the sum and counts
+    them in the divisor; trec_eval 10 adds their values in topic order.
+    """
+    filled = np.concatenate([part.filled for part in parts])
+    rel = [part.num_rel_all for part in parts]
+    num_rel_all = None if rel[0] is None else float(sum(rel))
+    missing, keep = 0, slice(None)
+    if c.missing_topics == "mean_only":
+        missing, keep = int(filled.sum()), ~filled
+    return {
+        name: measures.aggregate(
+            name, np.concatenate([part.values[name] for part in parts])[keep], missing, num_rel_all
+        )
+        for name in parts[0].values
+    }
 
 
 def evaluate(

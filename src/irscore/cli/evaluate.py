@@ -39,7 +39,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> str:
     """The whole output of `irscore evaluate`, computed before anything is printed."""
     from irscore import trec_eval_text
-    from irscore.evaluate import evaluate_one, prepare
+    from irscore.evaluate import evaluate_records
     from irscore.measures import parse_requests
 
     _arrow_memory_back_to_the_system()
@@ -52,11 +52,9 @@ def run(args: argparse.Namespace) -> str:
     results = []
     not_computed: list[str] = []
     for path, run in zip(args.runs, runs, strict=True):
-        prepared = prepare(qrels, run)
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
+        values, topics, means, notes = evaluate_records(qrels, run, convention, spec)
         del run  # one run's records at a time: the next is read after this one is scored
-        values, topics, means, notes = evaluate_one(prepared, convention, spec)
-        del prepared
         not_computed += notes.not_computed
         if len(topics) == 0:
             raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")

@@ -21,7 +21,7 @@ from functools import cached_property
 import numpy as np
 
 from irscore.measures.dcg import gains_of, ideal_dcg, ideal_terms
-from irscore.measures.ranking import Context, Ranking
+from irscore.measures.ranking import Context, Ranking, segment_cumsum
 
 
 def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -79,12 +79,9 @@ class Tied:
         return np.bincount(self.r.topic_of_row[self.kept], minlength=len(self.r.topics))
 
     def running(self, values: np.ndarray) -> np.ndarray:
-        """Within-topic running sum over kept rows (kept rows are a prefix of each topic)."""
-        r = self.r
-        values = np.where(self.kept, values, 0.0)
-        total = np.cumsum(values)
-        before = np.concatenate(([0.0], total))[r.starts[:-1]]
-        return total - before[r.topic_of_row]
+        """Within-topic running sum over kept rows (kept rows are a prefix of each topic),
+        added topic by topic, so a topic's values do not depend on the topics before it."""
+        return segment_cumsum(np.where(self.kept, values, 0.0), self.r.starts)
 
     def at(self, cumulative: np.ndarray, k) -> np.ndarray:
         """Each topic's running value at rank min(k, kept length); 0 at rank 0."""

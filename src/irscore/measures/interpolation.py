@@ -68,4 +68,10 @@ def iprec_at_recall(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndar
 
 
 def eleven_point_average(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
-    return {"11pt_avg": np.mean(interpolated_precision(r, ctx.interpolation), axis=0)}
+    """The 11 interpolated precisions added one level at a time, then divided, as
+    m_11pt_avg.c does (np.mean would sum one topic's 11 values pairwise)."""
+    levels = interpolated_precision(r, ctx.interpolation)
+    total = np.zeros(len(levels[0]))
+    for values in levels:
+        total += values
+    return {"11pt_avg": total / len(levels)}
