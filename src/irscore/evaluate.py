@@ -114,7 +114,8 @@ class Notes:
 Frame = "pd.DataFrame | trec.Records"
 
 
-CHUNK_ROWS = 1 << 20  # run rows per chunk of topics in `evaluate_records`
+CHUNK_ROWS = 1 << 19  # run rows per chunk of topics in `evaluate_records`, for runs
+WHOLE_ROWS = 1 << 20  # of more rows than this; shorter runs are scored whole (faster)
 
 
 def prepare(qrels: Frame, run: Frame) -> Prepared:
@@ -136,21 +137,21 @@ def prepare_chunks(qrels: Frame, run: Frame, rows: int | None) -> Iterator[Prepa
     labels = np.array(topics.to_pylist(), dtype=object)
     q_docno, r_docno = _strings(qrels, "docno"), _strings(run, "docno")
     q_grade = _numbers(qrels, "grade", np.int64)
-    r_score, r_rank = _numbers(run, "score", np.float64), _numbers(run, "rank", np.int64)
+    r_score, r_rank = _numbers(run, "score", np.float64), _column(run, "rank")
     source = run.source if isinstance(run, trec.Records) else str(run.attrs.get("source", "run"))
     skipped = run.skipped if isinstance(run, trec.Records) else run.attrs.get("skipped")
     if rows is None or len(r_topic) <= rows:
         whole = (q_topic, q_docno, q_grade), (r_topic, r_docno, r_score, r_rank)
         yield _prepared(labels, *whole, source=source, run_skipped=skipped)
         return
-    q_order, r_order = np.argsort(q_topic, kind="stable"), np.argsort(r_topic, kind="stable")
-    per_topic = np.bincount(r_topic, minlength=len(labels))
-    ends = np.searchsorted(np.cumsum(per_topic), np.arange(rows, len(r_topic), rows), "right")
-    bounds = np.unique(np.r_[0, ends, len(labels)])
-    q_at = np.searchsorted(q_topic[q_order], bounds)
-    r_at = np.searchsorted(r_topic[r_order], bounds)
-    for k in range(len(bounds) - 1):
-        q, r = q_order[q_at[k] : q_at[k + 1]], r_order[r_at[k] : r_at[k + 1]]
+    # Consecutive topic codes, about `rows` run rows each; a chunk's rows in file order.
+    per_topic = np.cumsum(np.bincount(r_topic, minlength=len(labels)))
+    ends = np.searchsorted(per_topic, np.arange(rows, len(r_topic), rows), "right")
+    bounds = np.unique(np.r_[ends, len(labels)])
+    chunk_of = np.repeat(np.arange(len(bounds)), np.diff(np.r_[0, bounds])).astype(np.int32)
+    q_chunk, r_chunk = chunk_of[q_topic], chunk_of[r_topic]
+    for k in range(len(bounds)):
+        q, r = np.flatnonzero(q_chunk == k), np.flatnonzero(r_chunk == k)
         yield _prepared(
             labels,
             (q_topic[q], _taken(q_docno, q), q_grade[q]),
@@ -176,7 +177,7 @@ def _prepared(labels: np.ndarray, qrels: tuple, run: tuple, **where) -> Prepared
         run_topic=r_topic.astype(np.int64),
         run_doc=joined.doc,
         run_score=r_score,
-        run_rank=r_rank,
+        run_rank=r_rank.astype(np.int64),
         run_grade=joined.grade,
         has_duplicates=joined.has_duplicates,
         **where,
@@ -220,6 +221,13 @@ def _strings(frame: Frame, column: str) -> pa.Array:
     return labels.take(trec._arrow(codes))
 
 
+def _column(frame: Frame, column: str) -> np.ndarray:
+    """A numeric column as a numpy array of its own type (a view of the records')."""
+    if isinstance(frame, trec.Records):
+        return trec.numpy_view(frame.table[column].chunk(0))
+    return frame[column].to_numpy()
+
+
 def _numbers(frame: Frame, column: str, dtype: type) -> np.ndarray:
     """A numeric column as a numpy array of `dtype`."""
     if isinstance(frame, trec.Records):
@@ -245,9 +253,10 @@ def _shared_codes(
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
     label_codes = position[trec.numpy_view(union.indices)]
+    code_type = np.int16 if len(order) <= 2**15 else np.int32
     recoded, start = [], 0
     for column in columns:
-        out, row = np.empty(sum(len(codes) for codes, _ in column), dtype=np.int32), 0
+        out, row = np.empty(sum(len(codes) for codes, _ in column), dtype=code_type), 0
         for codes, label in column:
             out[row : row + len(codes)] = label_codes[start : start + len(label)][codes]
             row, start = row + len(codes), start + len(label)
@@ -658,9 +667,15 @@ def evaluate_records(
     qrels: Frame, run: Frame, c: Convention, spec: MeasureSpec, rows: int | None = None
 ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, float], Notes]:
     """`evaluate_one(prepare(qrels, run), c, spec)` in chunks of topics of about `rows`
-    run rows (default `CHUNK_ROWS`): what is built per row then lives for one chunk,
-    so a ten-million-line run needs little more memory than its records."""
-    parts = [topic_values(p, c, spec) for p in prepare_chunks(qrels, run, rows or CHUNK_ROWS)]
+    run rows (by default `CHUNK_ROWS` for runs of more than `WHOLE_ROWS`): what is
+    built per row then lives for one chunk, so a ten-million-line run needs little
+    more memory than its records."""
+    if rows is None:
+        length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
+        rows = CHUNK_ROWS if length > WHOLE_ROWS else None
+    parts = []
+    for p in prepare_chunks(qrels, run, rows):
+        parts.append(topic_values(p, c, spec))
     notes = parts[0].notes
     for part in parts[1:]:
         notes.run_topics_without_qrels += part.notes.run_topics_without_qrels

@@ -60,7 +60,9 @@ class TrecFormatError(ValueError):
 
 @dataclass
 class Records:
-    """A parsed file: one row per data line, strings dictionary-encoded (int32 codes).
+    """A parsed file: one row per data line. Topics and tags are dictionary-encoded (the
+    narrowest integer codes), a run's docnos plain strings, its ranks as read (float64,
+    whole numbers; `frame` gives int64).
 
     `skipped` holds the line numbers of lines without a record (blank lines,
     comments, a header), so a row's line number costs nothing until asked.
@@ -87,6 +89,9 @@ class Records:
         if "docno" in table.column_names and not pa.types.is_dictionary(table["docno"].type):
             docnos = pc.dictionary_encode(table["docno"])
             table = table.set_column(table.column_names.index("docno"), "docno", docnos)
+        if "rank" in table.column_names:
+            rank = pc.cast(table["rank"], pa.int64())
+            table = table.set_column(table.column_names.index("rank"), "rank", rank)
         frame = table.to_pandas()
         frame.attrs.update(source=self.source, skipped=self.skipped)
         return frame
@@ -320,7 +325,8 @@ def _combine(tables: list[pa.Table]) -> pa.Table:
     """One table of single chunks from the blocks' tables, emptying `tables`.
 
     Dictionary columns are recoded into one dictionary (a hash pass over the
-    blocks' distinct labels, not their rows), strings and numbers concatenated,
+    blocks' distinct labels, not their rows) with the narrowest integer codes
+    (a run's tag: one byte a line), strings and numbers concatenated,
     column by column, each block's column freed once copied: the peak is the
     blocks plus one column, not two copies of everything.
     """
@@ -334,11 +340,17 @@ def _combine(tables: list[pa.Table]) -> pa.Table:
             columns[name] = _concat_strings(chunks)
             continue
         if not pa.types.is_dictionary(chunks[0].type):
-            columns[name] = _arrow(np.concatenate([numpy_view(c) for c in chunks]))
+            values = np.empty(sum(len(c) for c in chunks), dtype=numpy_view(chunks[0]).dtype)
+            row = 0
+            while chunks:
+                chunk = numpy_view(chunks.pop(0))
+                values[row : row + len(chunk)] = chunk
+                row += len(chunk)
+            columns[name] = _arrow(values)
             continue
         union = pc.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks]))
         recode = numpy_view(union.indices)
-        codes = np.empty(sum(len(c) for c in chunks), dtype=np.int32)
+        codes = np.empty(sum(len(c) for c in chunks), dtype=_code_type(len(union.dictionary)))
         row = offset = 0
         while chunks:
             chunk = chunks.pop(0)
@@ -347,6 +359,14 @@ def _combine(tables: list[pa.Table]) -> pa.Table:
             row, offset = row + len(chunk), offset + len(chunk.dictionary)
         columns[name] = pa.DictionaryArray.from_arrays(_arrow(codes), union.dictionary)
     return pa.table(columns)
+
+
+def _code_type(labels: int) -> type:
+    """The narrowest signed integer type that numbers `labels` labels."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if labels <= np.iinfo(dtype).max + 1:
+            return dtype
+    return np.int64
 
 
 def _concat_strings(chunks: list[pa.Array]) -> pa.Array:
@@ -600,8 +620,8 @@ def _canonical(raw: pa.Table, layout: Layout, role: str, name: str) -> pa.Table:
             {"topic": raw["topic"], "docno": raw["docno"], "grade": _arrow(grade.astype(np.int64))}
         )
     names = set(raw.column_names)
-    if "rank" in names:
-        rank = numpy_view(raw["rank"].chunk(0)).astype(np.int64)
+    if "rank" in names:  # whole numbers, checked; kept as read (the ranking ignores ranks)
+        rank = numpy_view(raw["rank"].chunk(0))
     else:
         rank = _position_in_topic(raw["topic"]) + 1
     score = numpy_view(raw["score"].chunk(0)) if "score" in names else -rank.astype(np.float64)
@@ -614,7 +634,7 @@ def _canonical(raw: pa.Table, layout: Layout, role: str, name: str) -> pa.Table:
             1,
             [None, pa.py_buffer(np.array([0, len(label)], np.int32)), pa.py_buffer(label)],
         )
-        tag = pa.DictionaryArray.from_arrays(_arrow(np.zeros(n, np.int32)), dictionary)
+        tag = pa.DictionaryArray.from_arrays(_arrow(np.zeros(n, np.int8)), dictionary)
     return pa.table(
         {
             "topic": raw["topic"],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -53,8 +54,14 @@ class Ranking:
     in_pool: np.ndarray | None = None
     row_rank: np.ndarray | None = None
     num_ret: np.ndarray | None = None
-    whole: Ranking | None = field(default=None, repr=False, compare=False)
+    whole_ref: weakref.ref | None = field(default=None, repr=False, compare=False)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def whole(self) -> Ranking | None:
+        """The ranking with every row, for a `pooled` one (held weakly: the whole ranking
+        caches its pooled one, and a cycle would wait for the cyclic collector)."""
+        return None if self.whole_ref is None else self.whole_ref()
 
     @cached_property
     def lengths(self) -> np.ndarray:
@@ -72,13 +79,15 @@ class Ranking:
             return self.row_rank
         return np.arange(len(self.grade)) - self.starts[self.topic_of_row] + 1
 
-    @cached_property
+    @property
     def cut(self) -> Ranking:
-        """This ranking without the documents ranked below `depth` (-M); itself without one."""
-        if self.depth is None:
-            return self
-        keep = self.rank <= self.depth
-        return self._select(keep)
+        """This ranking without the documents ranked below `depth` (-M); itself without one
+        (not cached: a ranking holding itself would wait for the cyclic collector)."""
+        return self if self.depth is None else self._cut
+
+    @cached_property
+    def _cut(self) -> Ranking:
+        return self._select(self.rank <= self.depth)
 
     def without_unjudged(self) -> Ranking:
         """This ranking cut at `depth`, then without its unjudged documents (-J), as trec_eval
@@ -129,7 +138,7 @@ class Ranking:
             tie_score=None,
             row_rank=self.rank[keep],
             num_ret=self.lengths,
-            whole=self,
+            whole_ref=weakref.ref(self),
             cache={},
         )
 
