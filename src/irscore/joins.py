@@ -48,20 +48,10 @@ def join(
     if len(r_topic) == 0:
         return Joined(np.zeros(0, np.int64), np.zeros(0, np.int64), 1, False)
     topic = np.concatenate((q_topic, r_topic)).astype(np.int32)
-    docno = _concat(q_docno, r_docno)
-    order = _sort(topic, docno)
-    new = np.empty(n, dtype=bool)  # the first row of a (topic, docno) pair
-    new[0] = True
-    sorted_topic = topic[order]
-    np.not_equal(sorted_topic[1:], sorted_topic[:-1], out=new[1:])
-    topic_starts = np.flatnonzero(new)
-    del sorted_topic, topic
-    for start in range(0, n - 1, _SLICE):
-        stop = min(start + _SLICE, n - 1)
-        piece = docno.take(trec._arrow(order[start : stop + 1]))
-        changed = pc.not_equal(piece.slice(1), piece.slice(0, len(piece) - 1))
-        new[start + 1 : stop + 1] |= trec.numpy_view(pc.cast(changed, pa.int8())).view(bool)
-    del docno
+    order, topic_start, new = _sort(topic, _chunked(q_docno, r_docno))
+    del topic
+    topic_starts = np.flatnonzero(topic_start)
+    del topic_start
     pair = np.cumsum(new) - 1  # the (topic, docno) pair of each sorted row
     doc = pair - np.repeat(pair[topic_starts], np.diff(np.r_[topic_starts, n]))
     # Within a pair the stable sort puts the qrels row (at most one) first.
@@ -81,11 +71,11 @@ def join(
     return Joined(run_doc, run_grade, int(doc.max()) + 1, repeated)
 
 
-def _concat(first: pa.Array, second: pa.Array) -> pa.Array:
-    """Two string arrays as one (64-bit offsets when the text passes 2 GiB)."""
+def _chunked(first: pa.Array, second: pa.Array) -> pa.ChunkedArray:
+    """Two string arrays as one chunked array (64-bit offsets when the text passes 2 GiB)."""
     if first.type != second.type or _text_bytes(first) + _text_bytes(second) >= 2**31 - 1:
         first, second = first.cast(pa.large_string()), second.cast(pa.large_string())
-    return pa.concat_arrays([first, second])
+    return pa.chunked_array([first, second], first.type)
 
 
 def _text_bytes(array: pa.Array) -> int:
@@ -93,25 +83,48 @@ def _text_bytes(array: pa.Array) -> int:
     return pc.sum(pc.binary_length(array)).as_py() or 0
 
 
-def _sort(topic: np.ndarray, docno: pa.Array) -> np.ndarray:
-    """The stable order of rows by (topic, docno): topics split into two halves sorted at
-    once on two threads (Arrow's sort lets go of the GIL) when there are many rows."""
+def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:
+    """`_sorted` of all rows: topics split into two halves sorted at once on two threads
+    (Arrow's sort and comparisons let go of the GIL) when there are many rows."""
     if len(topic) < _THREADED:
-        return _sorted(topic, docno)
+        return _sorted(topic, docno.combine_chunks())
     counts = np.bincount(topic)
     middle = int(np.searchsorted(np.cumsum(counts), len(topic) // 2)) + 1
     low = topic < middle
     halves = [np.flatnonzero(low), np.flatnonzero(~low)]
     del low
+
+    def half(rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        order, topic_start, new = _sorted(topic[rows], _taken(docno, rows))
+        return rows[order], topic_start, new
+
     with ThreadPoolExecutor(2) as pool:
-        parts = list(
-            pool.map(lambda rows: rows[_sorted(topic[rows], docno.take(trec._arrow(rows)))], halves)
-        )
-    return np.concatenate(parts)
+        parts = list(pool.map(half, halves))
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))
 
 
-def _sorted(topic: np.ndarray, docno: pa.Array) -> np.ndarray:
-    """Arrow's stable sort of (topic, docno) as int64 row indices."""
+def _sorted(topic: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Arrow's stable sort of (topic, docno) as int64 row indices, and for each sorted row
+    whether it starts a topic and whether it starts a (topic, docno) pair. The sorted
+    docnos are compared in slices, so they never exist whole."""
     table = pa.table({"t": trec._arrow(topic), "d": docno})
-    order = pc.sort_indices(table, sort_keys=[("t", "ascending"), ("d", "ascending")])
-    return trec.numpy_view(order).view(np.int64)
+    sort_keys = [("t", "ascending"), ("d", "ascending")]
+    order = trec.numpy_view(pc.sort_indices(table, sort_keys=sort_keys)).view(np.int64)
+    del table
+    n = len(order)
+    topic_start = np.ones(n, dtype=bool)
+    if n > 1:
+        sorted_topic = topic[order]
+        np.not_equal(sorted_topic[1:], sorted_topic[:-1], out=topic_start[1:])
+    new = topic_start.copy()
+    for start in range(0, n - 1, _SLICE):
+        stop = min(start + _SLICE, n - 1)
+        piece = docno.take(trec._arrow(order[start : stop + 1]))
+        changed = pc.not_equal(piece.slice(1), piece.slice(0, len(piece) - 1))
+        new[start + 1 : stop + 1] |= trec.numpy_view(pc.cast(changed, pa.int8())).view(bool)
+    return order, topic_start, new
+
+
+def _taken(strings: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """The strings at `rows`, as one array."""
+    return strings.take(trec._arrow(rows)).combine_chunks()
