@@ -411,15 +411,20 @@ def _fast_columns(
     names = [_field(layout, i) for i in range(len(layout.columns))]
     types = {name: _LABEL for name in names}
     types.update({c: pa.float64() for c in ("rank", "score") if c in names})
-    if run_docnos and "docno" in names:
+    include = None
+    if run_docnos:
         types["docno"] = pa.string()
+        include = _kept_columns(names, delimiter, data)
     try:
         table = pa_csv.read_csv(
             io.BytesIO(data),
             read_options=pa_csv.ReadOptions(column_names=names),
             parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False),
             convert_options=pa_csv.ConvertOptions(
-                column_types=types, strings_can_be_null=False, quoted_strings_can_be_null=False
+                column_types=types,
+                include_columns=include,
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -432,6 +437,21 @@ def _fast_columns(
     blanks = _blank_lines(original)
     skipped = sorted(comments + blanks)
     return table, np.array(skipped, dtype=np.int64), table.num_rows + len(skipped)
+
+
+def _kept_columns(names: list[str], delimiter: str, data: bytes) -> list[str] | None:
+    """A run's columns to convert, without the ignored ones (Q0), or None for all.
+
+    Arrow still checks every line's field count; an ignored field between two
+    others can only be empty next to a doubled delimiter, which sends the block
+    to the careful reader, so leaving it unconverted lets no bad line through.
+    """
+    ignored = [i for i, name in enumerate(names) if name.startswith("_")]
+    if not ignored or not all(0 < i < len(names) - 1 for i in ignored):
+        return None
+    if (delimiter * 2).encode() in data:
+        return None
+    return [name for name in names if not name.startswith("_")]
 
 
 def _may_have_blank_lines(data: bytes) -> bool:
