@@ -182,6 +182,20 @@ def test_line_numbers_across_blocks(tmp_path, monkeypatch, newline):
     assert info.value.line_no == lines.index("2 Q0 d5 5 0.95 t") + 1
 
 
+@pytest.mark.parametrize("sep", [" ", "\t"])
+def test_an_empty_q0_field_is_an_error_though_q0_is_not_converted(tmp_path, sep):
+    """The fast path leaves Q0 unconverted; a doubled delimiter (an empty Q0 between
+    topic and docno) must still reach the careful reader, which names the line."""
+    lines = [f"1{sep}Q0{sep}d{i}{sep}{i}{sep}0.5{sep}t" for i in range(1, 5)]
+    lines[2] = f"1{sep}{sep}d3{sep}3{sep}0.5{sep}t"
+    path = tmp_path / "r"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(TrecFormatError) as info:
+        read_run(path)
+    assert info.value.line_no == 3
+    assert info.value.problem == "expected 6 columns, found 5"
+
+
 def test_comment_lines_stay_on_the_fast_path(tmp_path):
     path = tmp_path / "r"
     path.write_text("# run of 2024\n" + RUN.replace("\n2 ", "\n# topic 2\n2 ", 1))
