@@ -13,13 +13,15 @@ import pytest
 import yaml
 
 from irscore.evaluate import evaluate
-from irscore.measures import MeasureSpec, spec_from_config
+from irscore.measures import MeasureError, MeasureSpec, spec_from_config
 from irscore.measures.registry import (
+    AGGREGATES,
     ALL_FAMILIES,
     CUTOFF_FAMILIES,
     EXPECTED_FAMILIES,
     FAMILIES,
     PARAMETRISED,
+    TEXT_FAMILIES,
     TREC_ORDER,
     family_of,
 )
@@ -41,7 +43,7 @@ def test_schema_names_exactly_the_registered_families():
     assert set(MEASURES["properties"]["families"]["items"]["enum"]) == set(ALL_FAMILIES)
     (pattern,) = MEASURES["patternProperties"]
     assert set(re.fullmatch(r"\^\((.*)\)\$", pattern).group(1).split("|")) == set(CUTOFF_FAMILIES)
-    others = set(PARAMETRISED) - set(CUTOFF_FAMILIES)
+    others = set(PARAMETRISED) - set(CUTOFF_FAMILIES) - TEXT_FAMILIES  # a text: no long table
     assert set(MEASURES["properties"]) - {"families"} == others
 
 
@@ -56,7 +58,7 @@ def test_schema_accepts_every_family_and_parameter_and_rejects_unknown_ones():
         "rbp_resid": {"p": 0.8},
     }
     assert {"Rprec_mult", "utility", "set_F", "relative_P"} <= set(entry)
-    assert set(entry) - {"families"} == set(PARAMETRISED)
+    assert set(entry) - {"families"} == set(PARAMETRISED) - TEXT_FAMILIES
     assert _measures_valid(entry)
     spec = spec_from_config(entry)  # what the schema lets through, the registry reads
     assert spec.relative_P == (1, 5) and spec.Rprec_mult == (0.5, 1.5)
@@ -65,7 +67,14 @@ def test_schema_accepts_every_family_and_parameter_and_rejects_unknown_ones():
     assert not _measures_valid({"rbp": {"q": 0.8}})
     assert not _measures_valid({"bogus": [5]})
     assert not _measures_valid({"families": ["map", "bogus"]})
-    assert not _measures_valid({"families": ["relstring"]})  # declared, not computed
+    assert not _measures_valid({"families": ["relstring"]})  # a text: no long table holds it
+    assert not _measures_valid({"relstring": 5})
+
+
+@pytest.mark.parametrize("entry", [{"families": ["map", "relstring"]}, {"relstring": 5}])
+def test_config_refuses_the_text_measure_and_says_where_it_is_printed(entry):
+    with pytest.raises(MeasureError, match=r"relstring is text.*irscore evaluate -q -m relstring"):
+        spec_from_config(entry)
     assert not _measures_valid({"utility": [1, -1, 0]})
     assert not _measures_valid({"P": [0]})
 
@@ -147,8 +156,9 @@ def test_every_declared_family_is_computed_under_its_names():
     table = evaluate(qrels, run, spec=MeasureSpec(families=ALL_FAMILIES))
     printed = {family_of(m).name for m in table["measure"].unique()}
     assert printed == set(ALL_FAMILIES)
-    for name in ALL_FAMILIES:
-        assert FAMILIES[name].aggregate in ("mean", "sum", "geometric", "count", "relevant")
+    for family in FAMILIES.values():
+        assert family.aggregate in AGGREGATES
+        assert (family.aggregate == "none") == family.text
     assert np.isfinite(table["value"]).all()
 
 

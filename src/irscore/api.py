@@ -227,12 +227,21 @@ def measure_spec(measures: str | Sequence[str] | None) -> tuple[MeasureSpec, dic
     >>> spec.P, spec.ndcg_cut, sorted(spec.families)
     ((5, 10), (10,), ['P', 'ndcg_cut'])
     """
+    from irscore.measures.registry import TEXT_FAMILIES
     from irscore.measures.requests import parse_names
 
     names = [measures] if isinstance(measures, str) else list(measures or ["official"])
     spec, missing, narrowed = parse_names(names)
     if missing:
         warnings.warn(f"not computed yet: {', '.join(missing)}", stacklevel=3)
+    text = sorted(spec.families & TEXT_FAMILIES)
+    if text:
+        warnings.warn(
+            f"{', '.join(text)} is text, which a long table cannot hold; not computed "
+            "(irscore evaluate -q prints it)",
+            stacklevel=3,
+        )
+        spec = spec.with_families(spec.families - set(text))
     return spec, narrowed
 
 

@@ -599,17 +599,19 @@ def _missing_values(
     p: Prepared, c: Convention, spec: MeasureSpec, missing: np.ndarray, names: list[str]
 ) -> dict[str, np.ndarray]:
     """The per-topic values of -c's topics without results: 0 (num_q 1, num_rel their
-    relevant judgments) as trec_eval 9 counts them, or trec_eval 10's stand-in ranking."""
+    relevant judgments; an empty text) as trec_eval 9 counts them, or trec_eval 10's
+    stand-in ranking."""
     if c.missing_topics == "evaluated":
         context = Context(c.interpolation, c.mistake, c.gmax, c.gain)
-        fills, _ = measures.compute(_without_results(p, c, missing), spec, context, c.ties)
+        ranking = _without_results(p, c, missing)
+        fills, _ = measures.compute(ranking, spec, context, c.ties, text=True)
         return {
-            name: np.zeros(len(missing)) if _cleared_by_trec_eval10(name) else fills[name]
+            name: _blank(name, len(missing)) if _cleared_by_trec_eval10(name) else fills[name]
             for name in names
         }
     q_grade, _ = _grades(p, c.grades)
     relevant = np.bincount(p.qrels_topic[q_grade >= max(c.rel_level, 0)], minlength=len(p.topics))
-    fills = {name: np.zeros(len(missing)) for name in names}
+    fills = {name: _blank(name, len(missing)) for name in names}
     if "num_q" in fills:
         fills["num_q"] = np.ones(len(missing))
     if "num_rel" in fills:
@@ -618,9 +620,17 @@ def _missing_values(
 
 
 def _cleared_by_trec_eval10(name: str) -> bool:
-    """The values trec_eval 10 resets to 0 after scoring its stand-in document (by exact
-    name, as trec_eval.c compares them: `utility_1,-1,0,0` keeps its value)."""
-    return name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj")
+    """The values trec_eval 10 resets (to 0, relstring to '') after scoring its stand-in
+    document, by exact name as trec_eval.c compares them: `utility_1,-1,0,0` and
+    `relstring_5` keep their values."""
+    return name in ("num_ret", "utility", "rbp_resid", "relstring") or name.startswith("unj")
+
+
+def _blank(name: str, n: int) -> np.ndarray:
+    """`n` topics' value of a measure before anything is counted: 0, or the empty text."""
+    if measures.registry.is_text(name):
+        return np.full(n, "", dtype=object)
+    return np.zeros(n)
 
 
 def _check_duplicates(p: Prepared, rows: np.ndarray) -> None:
@@ -656,17 +666,24 @@ class TopicValues:
 
 
 def evaluate_one(
-    p: Prepared, c: Convention, spec: MeasureSpec
+    p: Prepared, c: Convention, spec: MeasureSpec, text: bool = False
 ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, float], Notes]:
-    """Per-topic values {measure: array}, the topic names, the `all` values, and notes."""
-    part = topic_values(p, c, spec)
+    """Per-topic values {measure: array}, the topic names, the `all` values, and notes.
+    `text`: the text measures too (relstring, arrays of str without an `all` value),
+    for trec_eval's text layout; otherwise they are noted as not computed."""
+    part = topic_values(p, c, spec, text)
     return part.values, part.topics, means_of([part], c), part.notes
 
 
 def evaluate_records(
-    qrels: Frame, run: Frame, c: Convention, spec: MeasureSpec, rows: int | None = None
+    qrels: Frame,
+    run: Frame,
+    c: Convention,
+    spec: MeasureSpec,
+    rows: int | None = None,
+    text: bool = False,
 ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, float], Notes]:
-    """`evaluate_one(prepare(qrels, run), c, spec)` in chunks of topics of about `rows`
+    """`evaluate_one(prepare(qrels, run), c, spec, text)` in chunks of topics of about `rows`
     run rows (by default `CHUNK_ROWS` for runs of more than `WHOLE_ROWS`): what is
     built per row then lives for one chunk, so a ten-million-line run needs little
     more memory than its records."""
@@ -675,7 +692,7 @@ def evaluate_records(
         rows = CHUNK_ROWS if length > WHOLE_ROWS else None
     parts = []
     for p in prepare_chunks(qrels, run, rows):
-        parts.append(topic_values(p, c, spec))
+        parts.append(topic_values(p, c, spec, text))
     notes = parts[0].notes
     for part in parts[1:]:
         notes.run_topics_without_qrels += part.notes.run_topics_without_qrels
@@ -689,11 +706,12 @@ def evaluate_records(
     return values, topics, means_of(parts, c), notes
 
 
-def topic_values(p: Prepared, c: Convention, spec: MeasureSpec) -> TopicValues:
-    """The per-topic values of the topics `p` holds, -c's topics without results included."""
+def topic_values(p: Prepared, c: Convention, spec: MeasureSpec, text: bool = False) -> TopicValues:
+    """The per-topic values of the topics `p` holds, -c's topics without results included
+    (the text measures too with `text`)."""
     ranking, _rows, evaluated, notes = rank(p, c)
     context = Context(c.interpolation, c.mistake, c.gmax, c.gain)
-    values, notes.not_computed = measures.compute(ranking, spec, context, c.ties)
+    values, notes.not_computed = measures.compute(ranking, spec, context, c.ties, text)
     topics = ranking.topics
     if c.no_relevant_topics == "skip":  # per-topic values do not depend on other topics
         keep = ranking.num_rel > 0
@@ -724,7 +742,8 @@ def means_of(parts: Sequence[TopicValues], c: Convention) -> dict[str, float]:
     """The `all` values of the parts' topics together (the parts in topic order).
 
     trec_eval 9 leaves -c's topics without results out of the sum and counts
-    them in the divisor; trec_eval 10 adds their values in topic order.
+    them in the divisor; trec_eval 10 adds their values in topic order. A text
+    measure has none.
     """
     filled = np.concatenate([part.filled for part in parts])
     rel = [part.num_rel_all for part in parts]
@@ -737,6 +756,7 @@ def means_of(parts: Sequence[TopicValues], c: Convention) -> dict[str, float]:
             name, np.concatenate([part.values[name] for part in parts])[keep], missing, num_rel_all
         )
         for name in parts[0].values
+        if not measures.registry.is_text(name)
     }
 
 

@@ -1,4 +1,5 @@
-"""trec_eval's text output (`%-22s\\t%s\\t%6.4f`), so irscore's numbers can be diffed with it."""
+"""trec_eval's text output (`%-22s\\t%s\\t%6.4f`; relstring's `%-22s\\t%s\\t'%s'`), so
+irscore's output can be diffed with it."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Collection, Iterator, Mapping
 
 import numpy as np
 
-from irscore.measures.registry import has_topic_rows, is_integer, printed_per_topic
+from irscore.measures.registry import has_topic_rows, is_integer, is_text, printed_per_topic
 
 
 def format_value(measure: str, value: float) -> str:
@@ -25,7 +26,10 @@ def format_value(measure: str, value: float) -> str:
 
 def format_column(measure: str, values: np.ndarray) -> list[str]:
     """`format_value` of each entry of one measure's array, the measure looked up once
-    and the floats taken out of numpy in one go (1M-line runs print 30k+ lines)."""
+    and the floats taken out of numpy in one go (1M-line runs print 30k+ lines);
+    a text (relstring) in single quotes, as m_relstring.c prints it."""
+    if is_text(measure):
+        return [f"'{v}'" for v in values.tolist()]
     if is_integer(measure):
         return [str(int(v)) for v in values.tolist()]
     return [f"{'-nan':>6s}" if math.isnan(v) else f"{v:6.4f}" for v in values.tolist()]
@@ -45,7 +49,7 @@ def lines(
 
     Per-topic lines are printed for `printed_topics` only (trec_eval 9 prints
     no line for a topic the run lacks, even under -c). `runid` prints
-    trec_eval's runid line.
+    trec_eval's runid line. A text measure has per-topic lines only.
     """
     if per_topic:
         shown = [m for m in values if has_topic_rows(m) and printed_per_topic(m)]
@@ -60,5 +64,5 @@ def lines(
     if summary:
         if runid is not None:
             yield f"{'runid':<22s}\tall\t{runid}"
-        for measure in values:
+        for measure in means:
             yield f"{measure:<22s}\tall\t{format_value(measure, means[measure])}"

@@ -136,8 +136,10 @@ def convention_name(changes: dict) -> str:
 def note_not_computed(families: Iterable[str], convention: Convention) -> None:
     """Say on stderr which requested families the convention has no form for (they are
     absent from the output, never silently)."""
+    from irscore.measures.registry import why_not_computed
+
     for family in dict.fromkeys(families):
-        reason = "has no expected-value form" if convention.ties == "expected" else "has no form"
+        reason = why_not_computed(family, convention.ties)
         print(f"irscore: note: {family} {reason}; not computed", file=sys.stderr)
 
 

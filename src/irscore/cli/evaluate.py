@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from irscore.cli.common import (
     UsageError,
@@ -14,6 +15,9 @@ from irscore.cli.common import (
     read_inputs,
     trec_eval_version,
 )
+
+if TYPE_CHECKING:
+    from irscore.measures import MeasureSpec
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -44,6 +48,9 @@ def run(args: argparse.Namespace) -> str:
 
     _arrow_memory_back_to_the_system()
     spec, missing = parse_requests(args.m or [], trec_eval_version(args))
+    text = args.format == "trec"
+    if text and not args.q:
+        spec = _without_text(spec, args.m or [])
     if args.M is not None and args.M < 1:
         raise UsageError(f"-M takes a positive number of documents, got {args.M}")
     convention = convention_from_args(args)
@@ -53,7 +60,7 @@ def run(args: argparse.Namespace) -> str:
     not_computed: list[str] = []
     for path, run in zip(args.runs, runs, strict=True):
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
-        values, topics, means, notes = evaluate_records(qrels, run, convention, spec)
+        values, topics, means, notes = evaluate_records(qrels, run, convention, spec, text=text)
         del run  # one run's records at a time: the next is read after this one is scored
         not_computed += notes.not_computed
         if len(topics) == 0:
@@ -80,6 +87,19 @@ def run(args: argparse.Namespace) -> str:
     if args.format == "trec":
         return "".join(line + "\n" for line in out)
     return _table_text(results, convention, args)
+
+
+def _without_text(spec: MeasureSpec, requests: list[str]) -> MeasureSpec:
+    """The spec without its text measures, which trec_eval prints only per topic (-q):
+    not computed for nothing, and a note when one was asked for by name (all_trec's
+    relstring is trec_eval's own silence)."""
+    from irscore.measures.registry import TEXT_FAMILIES
+
+    text = spec.families & TEXT_FAMILIES
+    named = {request.partition(".")[0] for request in requests}
+    for family in sorted(text & named):
+        print(f"irscore: note: {family} is printed per topic only (-q)", file=sys.stderr)
+    return spec.with_families(spec.families - text) if text else spec
 
 
 def _arrow_memory_back_to_the_system() -> None:

@@ -4,6 +4,9 @@ A family's declaration says how its -m parameters parse (and their default),
 how its per-topic values aggregate over topics, whether trec_eval prints it per
 topic, whether it is a count, whether trec_eval / pytrec_eval compute it, the
 function computing it on an ordered ranking and its tie-aware expected form.
+A family whose per-topic value is text (relstring) has no `all` value and no
+place in a long table: only trec_eval's text layout prints it (`irscore
+evaluate -q`).
 The order of the declarations is the print order: trec_eval's (measures.c),
 irscore's extras after the family they vary. Every list of measures elsewhere
 is derived from here, so adding a measure is one declaration in this file.
@@ -18,14 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from irscore.measures import ap, counts, dcg, expected, interpolation, precision
+from irscore.measures import ap, counts, dcg, expected, interpolation, precision, strings
 from irscore.measures.ranking import Context, Ranking
 
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 # trec_eval's default multiples of R for Rprec_mult (written as literals: 3 * 0.2 != 0.6)
 RPREC_MULT_CUTOFFS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 MIN_GEO_MEAN = 0.00001
-AGGREGATES = ("mean", "sum", "geometric", "count", "relevant")
+AGGREGATES = ("mean", "sum", "geometric", "count", "relevant", "none")
 
 
 @dataclass(frozen=True)
@@ -49,8 +52,10 @@ class Family:
     return {printed name: per-topic values}. `aggregate`: the `all` value is the
     mean over topics, the sum, the geometric mean, the number of topics
     (`count`), or the relevant judgments (`relevant`: num_rel, which -c counts
-    over every qrels topic). `topic_rows`: per-topic values exist (not for the
-    geometric means); `printed_per_topic`: trec_eval prints them with -q.
+    over every qrels topic), or nothing (`none`: a text). `topic_rows`: per-topic
+    values exist (not for the geometric means); `printed_per_topic`: trec_eval
+    prints them with -q. `text`: the per-topic values are strings (object arrays
+    of str), computed only when `compute` is asked for them.
     `trec_eval`: the major versions of trec_eval computing it (its all_trec).
     """
 
@@ -61,6 +66,7 @@ class Family:
     topic_rows: bool = True
     printed_per_topic: bool = True
     integer: bool = False
+    text: bool = False
     trec_eval: tuple[int, ...] = (9, 10)
     official: bool = False
     pytrec_eval: bool = True
@@ -132,8 +138,14 @@ FAMILIES: dict[str, Family] = {
         Family(
             "P", precision.precision_at, _cutoffs(), official=True, expected=expected.precision_at
         ),
-        # the first grades of the ranking as a string: not a number, not in the long table
-        Family("relstring", None, pytrec_eval=()),
+        Family(
+            "relstring",
+            strings.relstring,
+            Params("numbers", count=1),
+            aggregate="none",
+            text=True,
+            pytrec_eval=(),
+        ),
         Family("recall", precision.recall_at, _cutoffs(), expected=expected.recall_at),
         Family("infAP", ap.infap),
         Family(
@@ -192,8 +204,9 @@ TREC_ORDER = [name for name, f in FAMILIES.items() if 9 in f.trec_eval]
 OFFICIAL = tuple(name for name, f in FAMILIES.items() if f.official)
 ALL_TREC = {v: tuple(name for name, f in FAMILIES.items() if v in f.trec_eval) for v in (9, 10)}
 IMPLEMENTED = frozenset(name for name, f in FAMILIES.items() if f.compute is not None)
-# the families a long table can hold (runid is a line of the text output only)
-ALL_FAMILIES = IMPLEMENTED - {"runid"}
+TEXT_FAMILIES = frozenset(name for name, f in FAMILIES.items() if f.text)
+# the families a long table can hold (runid and the texts are lines of the text output only)
+ALL_FAMILIES = IMPLEMENTED - {"runid"} - TEXT_FAMILIES
 # the trec_eval families irscore computes: the default set
 TREC_FAMILIES = frozenset(TREC_ORDER) & ALL_FAMILIES
 PARAMETRISED = {name: f.params for name, f in FAMILIES.items() if f.params is not None}
@@ -219,6 +232,11 @@ def is_integer(measure: str) -> bool:
     return family_of(measure).integer
 
 
+def is_text(measure: str) -> bool:
+    """True for relstring, whose per-topic values are strings and which has no `all` value."""
+    return family_of(measure).text
+
+
 def has_topic_rows(measure: str) -> bool:
     """False for the geometric means, which exist only over topics."""
     return family_of(measure).topic_rows
@@ -230,13 +248,15 @@ def printed_per_topic(measure: str) -> bool:
 
 
 def compute(
-    r: Ranking, spec: Any, ctx: Context | None = None, ties: str = "ordered"
+    r: Ranking, spec: Any, ctx: Context | None = None, ties: str = "ordered", text: bool = False
 ) -> tuple[dict[str, np.ndarray], list[str]]:
     """Every measure of `spec` for every topic of the ranking, {name: array over topics}
-    in print order, and the requested families the tie convention has no form for.
+    in print order, and the requested families left out (`why_not_computed` says why).
 
     `ties="ordered"` evaluates the ranking's one order (cut at its depth);
     `"expected"` the mean over every order of its tied groups (`expected`).
+    `text`: compute the text families too (arrays of str, for trec_eval's text
+    layout); without it they are left out, as a long table cannot hold them.
     """
     ctx = ctx or Context()
     out: dict[str, np.ndarray] = {}
@@ -249,12 +269,22 @@ def compute(
         if name not in spec.families or family.compute is None:
             continue
         form = family.expected if ties == "expected" else family.compute
-        if form is None:
+        if form is None or (family.text and not text):
             if name != "runid":
                 not_computed.append(name)
             continue
         out.update(form(ranked, ctx, spec.param(name)))
     return out, not_computed
+
+
+def why_not_computed(name: str, ties: str) -> str:
+    """Why `compute` left out the requested family `name`, for the note the user reads."""
+    family = FAMILIES[name]
+    if ties == "expected" and family.expected is None:
+        return "has no expected-value form"
+    if family.text:
+        return "is text, printed only per topic in trec_eval's layout (irscore evaluate -q)"
+    return "has no form"
 
 
 def aggregate(

@@ -18,6 +18,7 @@ from irscore.measures.registry import (
     IMPLEMENTED,
     OFFICIAL,
     PARAMETRISED,
+    TEXT_FAMILIES,
     TREC_FAMILIES,
     family_of,
 )
@@ -78,10 +79,16 @@ def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
     """A MeasureSpec from config: `families` (default: all irscore computes), cut-offs
     and parameters (`Rprec_mult: [0.5, 1.0]`, `utility: [1, -1, 0, 0]`, `set_F: 0.5`)."""
     config = dict(config)
-    unknown = sorted(set(config) - set(PARAMETRISED) - {"families"})
+    families = frozenset(config.pop("families", ALL_FAMILIES))
+    text = sorted((families | set(config)) & TEXT_FAMILIES)
+    if text:
+        raise MeasureError(
+            f"measures: {', '.join(text)} is text, which a long table cannot hold "
+            f"(irscore evaluate -q -m {text[0]} prints it)"
+        )
+    unknown = sorted(set(config) - set(PARAMETRISED))
     if unknown:
         raise MeasureError(f"measures: unknown key(s) {', '.join(unknown)}")
-    families = frozenset(config.pop("families", ALL_FAMILIES))
     bad = sorted(families - IMPLEMENTED)
     if bad:
         raise MeasureError(f"measures: unknown or unimplemented famil(ies) {', '.join(bad)}")
@@ -105,7 +112,9 @@ def parse_requests(requests: Sequence[str], trec_eval: int = 9) -> tuple[Measure
 
     Returns the spec and the requested families irscore does not compute yet
     (from a nickname such as all_trec), so the caller can say so; naming one
-    of those explicitly is an error, like an unknown name.
+    of those explicitly is an error, like an unknown name. A family requested
+    twice with parameters takes the first ones, as trec_eval does (`-m P.5 -m
+    P.10` prints P_5).
     """
     families: set[str] = set()
     params: dict[str, Any] = {}
@@ -124,7 +133,7 @@ def parse_requests(requests: Sequence[str], trec_eval: int = 9) -> tuple[Measure
         if text:
             if name not in PARAMETRISED:
                 raise MeasureError(f"measure {name} takes no parameters (in -m {request})")
-            params[name] = _parse_params(name, text)
+            params.setdefault(name, _parse_params(name, text))
     return MeasureSpec(families=frozenset(families), **params), missing
 
 
