@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from irscore.cli import main
 from irscore.conventions import Convention
-from irscore.evaluate import evaluate_one, prepare
+from irscore.evaluate import evaluate_one, evaluate_records, prepare
 from irscore.measures import MeasureSpec
 from irscore.trec_eval_text import lines
 
@@ -268,3 +268,7 @@ def test_relstring_equals_a_plain_reimplementation(collection, text, depth, judg
     assert dict(zip(topics.tolist(), values[name].tolist(), strict=True)) == expected
     printed = list(lines(values, topics, {}, None, per_topic=True))
     assert printed == [f"{name:<22s}\t{t}\t'{expected[t]}'" for t in topics.tolist()]
+    # the CLI's path: topics in chunks of about 5 run rows, the strings joined after
+    values, topics, means, _ = evaluate_records(qrels, run, convention, spec, rows=5, text=True)
+    assert dict(zip(topics.tolist(), values[name].tolist(), strict=True)) == expected
+    assert means == {}  # no `all` value
