@@ -391,8 +391,7 @@ def _fast_columns(
     """Arrow's parser on a block of lines whose fields are split by single delimiters;
     comment lines cut out first. Returns the raw table, the 0-based indices of lines
     without a record and the number of lines, or None when anything needs the careful
-    reader. Lines are counted as records, comments and blank lines (which Arrow skips):
-    no pass over the block counts its newlines."""
+    reader."""
     if b"\x0b" in data or b"\x0c" in data:
         return None
     if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
@@ -411,10 +410,8 @@ def _fast_columns(
     names = [_field(layout, i) for i in range(len(layout.columns))]
     types = {name: _LABEL for name in names}
     types.update({c: pa.float64() for c in ("rank", "score") if c in names})
-    include = None
-    if run_docnos:
-        types["docno"] = pa.string()
-        include = _kept_columns(names, delimiter, data)
+    if run_docnos:  # plain strings: no hash per row (the Q0 column is only checked)
+        types.update({name: pa.string() for name in names if name == "docno" or name[0] == "_"})
     try:
         table = pa_csv.read_csv(
             io.BytesIO(data),
@@ -422,7 +419,6 @@ def _fast_columns(
             parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False),
             convert_options=pa_csv.ConvertOptions(
                 column_types=types,
-                include_columns=include,
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
@@ -431,33 +427,12 @@ def _fast_columns(
         return None
     if not _plausible(table):
         return None
-    if not _may_have_blank_lines(original):
-        return table, np.array(comments, dtype=np.int64), table.num_rows + len(comments)
-    # Some lines may be blank: find them (in the block as it was, comments and all).
+    lines = original.count(b"\n") + (not original.endswith(b"\n"))
+    if table.num_rows + len(comments) == lines:
+        return table, np.array(comments, dtype=np.int64), lines
+    # Some lines were blank: find them (in the block as it was, comments and all).
     blanks = _blank_lines(original)
-    skipped = sorted(comments + blanks)
-    return table, np.array(skipped, dtype=np.int64), table.num_rows + len(skipped)
-
-
-def _kept_columns(names: list[str], delimiter: str, data: bytes) -> list[str] | None:
-    """A run's columns to convert, without the ignored ones (Q0), or None for all.
-
-    Arrow still checks every line's field count; an ignored field between two
-    others can only be empty next to a doubled delimiter, which sends the block
-    to the careful reader, so leaving it unconverted lets no bad line through.
-    """
-    ignored = [i for i, name in enumerate(names) if name.startswith("_")]
-    if not ignored or not all(0 < i < len(names) - 1 for i in ignored):
-        return None
-    if (delimiter * 2).encode() in data:
-        return None
-    return [name for name in names if not name.startswith("_")]
-
-
-def _may_have_blank_lines(data: bytes) -> bool:
-    """False when no line of the block is empty (`\\n` or `\\r\\n` alone): three scans
-    for a byte pair, much faster than counting lines."""
-    return data[:1] == b"\n" or data.startswith(b"\r\n") or b"\n\n" in data or b"\n\r\n" in data
+    return table, np.array(sorted(comments + blanks), dtype=np.int64), lines
 
 
 def _cut_comments(data: bytes) -> tuple[bytes, list[int]]:
