@@ -97,6 +97,7 @@ def test_convention_forms_and_errors():
         irscore.evaluate(QRELS, RUN, convention=["reference", {"name": "reference"}])
 
 
+@pytest.mark.filterwarnings("ignore:no form under tie_expected")  # the grid's known gaps
 def test_grid_equals_one_convention_at_a_time():
     together = irscore.evaluate(QRELS, RUN, convention=GRID)
     for convention in GRID:
@@ -172,6 +173,7 @@ def test_unknown_ir_datasets_id_is_an_error():
     assert done.stdout == "irds:no-such/dataset: unknown ir_datasets ID\n"
 
 
+@pytest.mark.filterwarnings("ignore:no form under tie_expected")  # the grid's known gaps
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections())
 def test_dataframe_dict_and_file_give_identical_tables(tmp_path_factory, data):
@@ -329,3 +331,14 @@ def test_readme_from_python_examples_run(cranfield, tmp_path):
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_measure_the_convention_cannot_compute_is_a_warning_not_silence():
+    """bpref has no expected-value form: no rows, and a warning that names it and the
+    convention (AP of the one relevant document at rank 1: 1/1)."""
+    qrels, run = {"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}
+    with pytest.warns(UserWarning, match="no form under tie_expected: bpref"):
+        table = irscore.evaluate(
+            qrels, run, measures=["bpref", "map"], convention="tie_expected", per_topic=False
+        )
+    assert dict(zip(table["measure"], table["value"], strict=True)) == {"map": 1.0}

@@ -65,6 +65,12 @@ def evaluate(
         evaluate_grid(qrels_table, run, grid, spec, name)
         for name, run in _runs(runs, records=True).items()
     ]
+    missing: dict[str, set[str]] = {}
+    for scored in tables:
+        for name, families in scored.attrs["not_computed"].items():
+            missing.setdefault(name, set()).update(families)
+    for name, families in missing.items():
+        _warn_not_computed(sorted(families), f" {name}")
     table = concat_long(tables)
     if not per_topic:
         table = table[table["topic"] == "all"].reset_index(drop=True)
@@ -245,10 +251,10 @@ def measure_spec(measures: str | Sequence[str] | None) -> tuple[MeasureSpec, dic
     return spec, narrowed
 
 
-def _warn_not_computed(families: Sequence[str]) -> None:
+def _warn_not_computed(families: Sequence[str], convention: str = " this convention") -> None:
     """Say which requested families the convention has no form for (absent, not zero)."""
     if families:
-        warnings.warn(f"no form under this convention: {', '.join(families)}", stacklevel=3)
+        warnings.warn(f"no form under{convention}: {', '.join(families)}", stacklevel=3)
 
 
 def _narrow(table: pd.DataFrame, narrowed: Mapping[str, set[str]]) -> pd.DataFrame:

@@ -771,18 +771,25 @@ def evaluate(
 
     Per-topic rows come first, topic by topic in string order, then the `all`
     rows with trec_eval's aggregates. gm_map and gm_bpref have only an `all` row.
+    `attrs["not_computed"]` maps a convention's name to the requested families it
+    has no form for (bpref under expected ties): they have no rows.
     """
     spec = spec or MeasureSpec()
     p = prepare(qrels, run)
     name = run_name or _run_tag(run)
     keys = [_ranking_key(c) for c in conventions]
     last_use = {key: i for i, key in enumerate(keys)}
-    tables = []
+    tables, not_computed = [], {}
     for i, c in enumerate(conventions):
-        tables.append(long_table(name, c, *evaluate_one(p, c, spec)[:3]))
+        values, topics, means, notes = evaluate_one(p, c, spec)
+        tables.append(long_table(name, c, values, topics, means))
+        if notes.not_computed:
+            not_computed[c.name] = list(notes.not_computed)
         if last_use[keys[i]] == i:  # no later convention shares this ranking: free it
             del p.rankings[keys[i]]
-    return concat_long(tables)
+    table = concat_long(tables)
+    table.attrs["not_computed"] = not_computed
+    return table
 
 
 def concat_long(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
