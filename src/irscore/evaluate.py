@@ -148,7 +148,8 @@ def prepare_chunks(qrels: Frame, run: Frame, rows: int | None) -> Iterator[Prepa
     per_topic = np.cumsum(np.bincount(r_topic, minlength=len(labels)))
     ends = np.searchsorted(per_topic, np.arange(rows, len(r_topic), rows), "right")
     bounds = np.unique(np.r_[ends, len(labels)])
-    chunk_of = np.repeat(np.arange(len(bounds)), np.diff(np.r_[0, bounds])).astype(np.int32)
+    chunk_of = np.repeat(np.arange(len(bounds)), np.diff(np.r_[0, bounds]))
+    chunk_of = chunk_of.astype(np.min_scalar_type(len(bounds)))  # a byte a row, mostly
     q_chunk, r_chunk = chunk_of[q_topic], chunk_of[r_topic]
     for k in range(len(bounds)):
         q, r = np.flatnonzero(q_chunk == k), np.flatnonzero(r_chunk == k)
