@@ -1,7 +1,5 @@
 """`python -m irscore`: the same as the `irscore` command."""
 
-import sys
+from irscore.cli import entry
 
-from irscore.cli import main
-
-sys.exit(main())
+entry()

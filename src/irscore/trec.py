@@ -13,7 +13,6 @@ which is the authority on what is valid and produces the exact error.
 from __future__ import annotations
 
 import contextlib
-import io
 import lzma
 import math
 import os
@@ -432,7 +431,7 @@ def _fast_columns(
         types.update({name: pa.string() for name in names if name == "docno" or name[0] == "_"})
     try:
         table = pa_csv.read_csv(
-            io.BytesIO(data),
+            pa.BufferReader(data),  # zero-copy: a file object would copy every byte
             read_options=pa_csv.ReadOptions(column_names=names),
             parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False),
             convert_options=pa_csv.ConvertOptions(

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from irscore import __version__
 from irscore.cli import common
@@ -37,3 +40,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; 0 on success, 2 on bad input or an output that cannot be written."""
     args = build_parser().parse_args(argv)
     return common.execute(args.run, args)
+
+
+def entry() -> NoReturn:
+    """The `irscore` command: `main`, its output flushed, then an exit that skips the
+    interpreter's teardown (freeing a large run's arrays one by one, which the
+    system does at once). An unexpected error still ends with its traceback."""
+    try:
+        code = main()
+    except SystemExit as done:  # argparse: --help, --version, a usage error
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
+        if not isinstance(done.code, int | None):
+            print(done.code, file=sys.stderr)
+    try:
+        sys.stdout.flush()
+    except OSError:
+        code = code or 2
+    sys.stderr.flush()
+    os._exit(code)
