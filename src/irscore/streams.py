@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from typing import BinaryIO
 
-BLOCK = 1 << 24  # 4 MiB of text per block: Arrow's threads get 1 MiB pieces; the peak stays low
+BLOCK = 1 << 24  # 16 MiB of text per block: Arrow's threads get 1 MiB pieces; the peak stays low
 # The first bytes of each compressed format, its name and how to open it.
 MAGIC = {
     b"\x1f\x8b": ("gzip", gzip.open),
