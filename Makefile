@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	@# Bytecode now, as a pip-installed package has it: where PYTHONDONTWRITEBYTECODE
+	@# is set, every irscore process would otherwise compile its modules at start.
+	$(VENV)/bin/python -m compileall -q src/irscore
 	touch $(STAMP)
 
 # Recovers from an interrupted run by itself (see src/irscore/workflow_runner.py): one

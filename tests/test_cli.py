@@ -215,3 +215,19 @@ def test_evaluate_in_trec_format_loads_no_pandas(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     # 3 lines for topic 1 and 3 for all: map = P@2 at a = 1/2, P@1 = 0, ndcg = 1/log2(3)
     assert done.stdout == "6 False\n", done.stderr
+
+
+def test_the_fast_exit_flushes_every_line_and_keeps_the_codes(tmp_path):
+    """`python -m irscore` ends with os._exit after flushing: a long output through a
+    buffered pipe arrives whole (3,000 topics x 1 measure + the `all` line), and so do
+    --help's lines; usage errors keep exit 2."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("".join(f"t{i} 0 a 1\n" for i in range(3000)))
+    run.write_text("".join(f"t{i} Q0 a 1 0.5 x\n" for i in range(3000)))
+    done = _irscore("evaluate", "-q", "-m", "P.1", str(qrels), str(run), env=env)
+    assert done.returncode == 0 and done.stdout.count("\n") == 3001
+    assert done.stdout.endswith("P_1                   \tall\t1.0000\n")
+    helped = _irscore("evaluate", "--help", env=env)
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: irscore evaluate")
+    assert _irscore("evaluate", str(qrels), env=env).returncode == 2  # argparse: no run

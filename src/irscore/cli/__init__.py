@@ -52,6 +52,8 @@ def entry() -> NoReturn:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
         if not isinstance(done.code, int | None):
             print(done.code, file=sys.stderr)
+    if sys.getprofile() or sys.gettrace():  # a profiler or coverage reports at exit
+        sys.exit(code)
     try:
         sys.stdout.flush()
     except OSError:
