@@ -204,7 +204,10 @@ def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
         codes, labels = series.cat.codes.to_numpy(), series.cat.categories
     else:
         codes, labels = pd.factorize(series)
-    return [(codes.astype(np.int64), pa.array(np.asarray(labels).astype(str), pa.string()))]
+    labels = np.asarray(labels, dtype=object)
+    if pd.api.types.infer_dtype(labels, skipna=False) != "string":  # 1 and "1": one id
+        labels = np.array([str(label) for label in labels], dtype=object)
+    return [(codes.astype(np.int64), pa.array(labels, pa.string()))]  # not via numpy's U
 
 
 def _strings(frame: Frame, column: str) -> pa.Array:
