@@ -155,8 +155,8 @@ def prepare_chunks(qrels: Frame, run: Frame, rows: int | None) -> Iterator[Prepa
         q, r = np.flatnonzero(q_chunk == k), np.flatnonzero(r_chunk == k)
         yield _prepared(
             labels,
-            (q_topic[q], _taken(q_docno, q), q_grade[q]),
-            (r_topic[r], _taken(r_docno, r), r_score[r], r_rank[r]),
+            (q_topic[q], joins.taken(q_docno, q), q_grade[q]),
+            (r_topic[r], joins.taken(r_docno, r), r_score[r], r_rank[r]),
             source=source,
             run_skipped=skipped,
             run_rows=r,
@@ -183,12 +183,6 @@ def _prepared(labels: np.ndarray, qrels: tuple, run: tuple, **where) -> Prepared
         has_duplicates=joined.has_duplicates,
         **where,
     )
-
-
-def _taken(strings: pa.Array, rows: np.ndarray) -> pa.Array:
-    """The strings at `rows`, as one array."""
-    taken = strings.take(trec._arrow(rows))
-    return taken.combine_chunks() if isinstance(taken, pa.ChunkedArray) else taken
 
 
 def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:

@@ -95,7 +95,7 @@ def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:
     del low
 
     def half(rows: np.ndarray) -> tuple[np.ndarray, ...]:
-        order, topic_start, new = _sorted(topic[rows], _taken(docno, rows))
+        order, topic_start, new = _sorted(topic[rows], taken(docno, rows))
         return rows[order], topic_start, new
 
     with ThreadPoolExecutor(2) as pool:
@@ -125,6 +125,7 @@ def _sorted(topic: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray,
     return order, topic_start, new
 
 
-def _taken(strings: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+def taken(strings: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     """The strings at `rows`, as one array."""
-    return strings.take(trec._arrow(rows)).combine_chunks()
+    picked = strings.take(trec._arrow(rows))
+    return picked.combine_chunks() if isinstance(picked, pa.ChunkedArray) else picked
