@@ -24,7 +24,13 @@ from typing import Any
 
 import pandas as pd
 
-from irscore.trec import QRELS_COLUMNS, read_qrels, write_lines_atomically, write_qrels
+from irscore.trec import (
+    QRELS_COLUMNS,
+    read_qrels,
+    write_json_atomically,
+    write_lines_atomically,
+    write_qrels,
+)
 
 DATASET = "cranfield"
 # Raw file name -> the name ir_datasets caches it as under $IR_DATASETS_HOME/cranfield/.
@@ -234,27 +240,19 @@ def _read_local_docs(path: Path) -> pd.DataFrame:
     (a field a document lacks is an empty string); a bad line is an error naming it."""
     records: list[dict[str, str]] = []
     seen: set[str] = set()
-    with open(path, encoding="utf-8") as stream:
-        for line_no, line in enumerate(stream, start=1):
-            where = f"{path}:{line_no}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{where}: not a JSON object: {err}") from None
-            if not isinstance(record, dict) or not isinstance(record.get("doc_id"), str):
-                raise ValueError(f"{where}: expected an object with a string doc_id")
-            doc_id = record.pop("doc_id")
-            if not doc_id or any(c.isspace() for c in doc_id):
-                raise ValueError(f"{where}: doc_id {doc_id!r} is empty or holds a space")
-            if doc_id in seen:
-                raise ValueError(f"{where}: doc_id {doc_id!r} appears twice")
-            if "docno" in record:
-                raise ValueError(f"{where}: `docno` is reserved; name the document by doc_id")
-            for name, value in record.items():
-                if not isinstance(value, str):
-                    raise ValueError(f"{where}: field {name!r} is not a string: {value!r}")
-            seen.add(doc_id)
-            records.append({"docno": doc_id, **record})
+    for where, record in _json_objects(path, "doc_id"):
+        doc_id = record.pop("doc_id")
+        if not doc_id or any(c.isspace() for c in doc_id):
+            raise ValueError(f"{where}: doc_id {doc_id!r} is empty or holds a space")
+        if doc_id in seen:
+            raise ValueError(f"{where}: doc_id {doc_id!r} appears twice")
+        if "docno" in record:
+            raise ValueError(f"{where}: `docno` is reserved; name the document by doc_id")
+        for name, value in record.items():
+            if not isinstance(value, str):
+                raise ValueError(f"{where}: field {name!r} is not a string: {value!r}")
+        seen.add(doc_id)
+        records.append({"docno": doc_id, **record})
     if not records:
         raise ValueError(f"{path}: no documents")
     names = sorted({name for record in records for name in record} - {"docno"})
@@ -414,7 +412,7 @@ def write_exports(
     )
     exports = {Path(p).name: sha256_file(p) for p in (docs, qrels, queries)}
     content = _manifest(collection, dataset, exports)
-    write_lines_atomically(manifest, [json.dumps(content, sort_keys=True, indent=2) + "\n"])
+    write_json_atomically(manifest, content)
     log.info("exported %s", json.dumps(content["counts"], sort_keys=True))
     return content
 
@@ -422,21 +420,27 @@ def write_exports(
 def read_docs(path: str | os.PathLike) -> pd.DataFrame:
     """Read docs.jsonl into columns DOC_FIELDS then any other fields (sorted), in file
     order; absent fields other than docno are empty strings."""
-    records = []
-    with open(path, encoding="utf-8") as stream:
-        for line_no, line in enumerate(stream, start=1):
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}:{line_no}: not a JSON object: {err}") from None
-            if not isinstance(record, dict) or not isinstance(record.get("docno"), str):
-                raise ValueError(f"{path}:{line_no}: expected an object with a string docno")
-            records.append(record)
+    records = [record for _, record in _json_objects(path, "docno")]
     extra = sorted({name for record in records for name in record} - set(DOC_FIELDS))
     columns = DOC_FIELDS + extra
     return pd.DataFrame(
         [[record.get(name, "") for name in columns] for record in records], columns=columns
     )
+
+
+def _json_objects(path: str | os.PathLike, key: str) -> Iterator[tuple[str, dict]]:
+    """Each line of a JSON-lines file as (`path:line`, its object), an object with a
+    string `key`; anything else is an error naming the line."""
+    with open(path, encoding="utf-8") as stream:
+        for line_no, line in enumerate(stream, start=1):
+            where = f"{path}:{line_no}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{where}: not a JSON object: {err}") from None
+            if not isinstance(record, dict) or not isinstance(record.get(key), str):
+                raise ValueError(f"{where}: expected an object with a string {key}")
+            yield where, record
 
 
 def read_queries(path: str | os.PathLike) -> pd.DataFrame:

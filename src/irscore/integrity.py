@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from irscore.naming import few, topic_order
-from irscore.trec import atomic_output, write_lines_atomically
+from irscore.trec import atomic_output, write_json_atomically
 
 # The data step's manifest: it pins each export's sha256 by file name (exports_sha256).
 DATA_MANIFEST = "manifest.json"
@@ -65,7 +65,7 @@ def write_record(
     run_paths = {str(path) for path in runs}
     files = {str(p): file_record(p, topics=str(p) in run_paths) for p in [*paths, *run_paths]}
     content = {"files": dict(sorted(files.items()))}
-    write_lines_atomically(record, [json.dumps(content, sort_keys=True, indent=2) + "\n"])
+    write_json_atomically(record, content)
     return content
 
 

@@ -16,7 +16,7 @@ import pandas as pd
 from irscore.analysis import Analyzer
 from irscore.data import read_docs, read_queries, sha256_file
 from irscore.retrievers import REGISTRY, TermIndex, make_retriever
-from irscore.trec import RUN_COLUMNS, write_lines_atomically
+from irscore.trec import RUN_COLUMNS, write_json_atomically, write_lines_atomically
 
 SCOPES = ("matching", "all")
 DEFAULT_DEPTH = 1000
@@ -189,7 +189,7 @@ def retrieve_to_files(
         retrieved=set(frame["topic"]),
         inputs_sha256={Path(p).name: sha256_file(p) for p in (docs, queries)},
     )
-    write_lines_atomically(manifest, [json.dumps(content, sort_keys=True, indent=2) + "\n"])
+    write_json_atomically(manifest, content)
     log.info("run %s: %s", name, json.dumps(content["counts"], sort_keys=True))
     return content
 

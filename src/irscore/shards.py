@@ -28,7 +28,7 @@ from irscore.retrieve import (
     run_lines,
     run_manifest,
 )
-from irscore.trec import atomic_output, write_lines_atomically
+from irscore.trec import atomic_output, write_json_atomically, write_lines_atomically
 
 INDEX_FORMAT = "irscore-index-1"
 
@@ -116,7 +116,7 @@ def retrieve_shard_to_files(
         "documents": len(content["docnos"]),
         "inputs_sha256": {**content["docs_sha256"], Path(queries).name: sha256_file(queries)},
     }
-    write_lines_atomically(summary, [json.dumps(facts, sort_keys=True, indent=2) + "\n"])
+    write_json_atomically(summary, facts)
     return facts
 
 
@@ -164,5 +164,5 @@ def merge_shards_to_files(
         retrieved={topic for f in facts for topic in f["retrieved"]},
         inputs_sha256=facts[0]["inputs_sha256"],
     )
-    write_lines_atomically(manifest, [json.dumps(content, sort_keys=True, indent=2) + "\n"])
+    write_json_atomically(manifest, content)
     return content

@@ -13,6 +13,7 @@ which is the authority on what is valid and produces the exact error.
 from __future__ import annotations
 
 import contextlib
+import json
 import lzma
 import math
 import os
@@ -171,6 +172,12 @@ def write_lines_atomically(path: str | os.PathLike, lines: Iterable[str]) -> Non
     """Write lines to `path` through a temporary file in the same folder, then rename."""
     with atomic_output(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as out:
         out.writelines(lines)
+
+
+def write_json_atomically(path: str | os.PathLike, content: object) -> None:
+    """Write `content` as indented JSON with sorted keys (the same bytes for the same
+    content), whole or not at all."""
+    write_lines_atomically(path, [json.dumps(content, sort_keys=True, indent=2) + "\n"])
 
 
 @contextlib.contextmanager
@@ -641,8 +648,8 @@ def _canonical(raw: pa.Table, layout: Layout, role: str, name: str) -> pa.Table:
             {"topic": raw["topic"], "docno": raw["docno"], "grade": _arrow(grade.astype(np.int64))}
         )
     names = set(raw.column_names)
-    if "rank" in names:  # whole numbers, checked; the ranking ignores them
-        rank = _narrow_whole(numpy_view(raw["rank"].chunk(0)))
+    if "rank" in names:  # whole numbers, checked, narrowed block by block (`_narrowed`)
+        rank = numpy_view(raw["rank"].chunk(0))
     else:
         rank = _position_in_topic(raw["topic"]) + 1
     score = numpy_view(raw["score"].chunk(0)) if "score" in names else -rank.astype(np.float64)

@@ -48,10 +48,8 @@ def entry() -> NoReturn:
     system does at once). An unexpected error still ends with its traceback."""
     try:
         code = main()
-    except SystemExit as done:  # argparse: --help, --version, a usage error
-        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
-        if not isinstance(done.code, int | None):
-            print(done.code, file=sys.stderr)
+    except SystemExit as done:  # argparse: --help, --version, a usage error (int codes)
+        code = done.code or 0
     if sys.getprofile() or sys.gettrace():  # a profiler or coverage reports at exit
         sys.exit(code)
     try:
