@@ -43,16 +43,10 @@ class Labels:
     def __init__(self, array: pa.Array | pa.ChunkedArray):
         self.array = array
 
-    def __len__(self) -> int:
-        return len(self.array)
-
     def __getitem__(self, index):
         if isinstance(index, int | np.integer):
             return self.array[int(index)].as_py()
         return self.array.take(pa.array(np.asarray(index))).to_numpy(zero_copy_only=False)
-
-    def __iter__(self):
-        return iter(self.array.to_pylist())
 
 
 @dataclass(frozen=True)
