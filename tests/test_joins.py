@@ -60,3 +60,51 @@ def test_matches_a_dict_join_on_generated_rows(monkeypatch, threaded):
                 int(r) for r, (t, _) in zip(joined.doc, run, strict=True) if t == topic
             ] == expected
         assert not joined.has_duplicates
+
+
+def _join_codes(qrels: list[tuple[int, int, int]], run: list[tuple[int, int]], width: int):
+    q = np.array(qrels, dtype=np.int64).reshape(-1, 3)
+    r = np.array(run, dtype=np.int64).reshape(-1, 2)
+    return joins.join_codes(q[:, 0], q[:, 1], q[:, 2], r[:, 0], r[:, 1], width)
+
+
+def test_coded_docnos_by_hand():
+    # Docno codes 0..4 shared by all topics. Topic 0 judges doc 3 (grade 2) and doc 1
+    # (grade 0); topic 1 judges doc 3 (grade -1). The run's (0, 3) gets 2, its (1, 3)
+    # gets -1, its (0, 1) gets 0; (1, 1) and (0, 4) are not judged. Codes stay as given.
+    joined = _join_codes(
+        [(0, 3, 2), (0, 1, 0), (1, 3, -1)], [(0, 3), (1, 1), (1, 3), (0, 4), (0, 1)], width=5
+    )
+    assert joined.grade.tolist() == [2, NJ, -1, NJ, 0]
+    assert joined.doc.tolist() == [3, 1, 3, 4, 1]
+    assert joined.width == 5
+    assert not joined.has_duplicates
+    # (0, 3) twice is a repeat; doc 3 for topics 0 and 1 is not.
+    assert _join_codes([], [(0, 3), (1, 3), (0, 3)], width=5).has_duplicates
+    assert _join_codes([], [], width=0).grade.tolist() == []
+
+
+def test_coded_docnos_join_as_the_strings_do():
+    """`join_codes` on docnos coded by their byte order gives the grades and repeats of
+    `join` on the strings, and docno codes in the same order within each topic."""
+    rng = np.random.default_rng(12)
+    for _ in range(20):
+        topics = int(rng.integers(1, 6))
+        run = [(int(t), f"d{int(d)}") for t, d in rng.integers(0, [topics, 40], (60, 2))]
+        judged = sorted({(int(t), f"d{int(d)}") for t, d in rng.integers(0, [topics, 40], (30, 2))})
+        qrels = [(t, d, int(rng.integers(-2, 4))) for t, d in judged]
+        names = sorted({d for _, d in run} | {d for _, d in judged})
+        code = {name: i for i, name in enumerate(names)}
+        by_codes = _join_codes(
+            [(t, code[d], g) for t, d, g in qrels], [(t, code[d]) for t, d in run], len(names)
+        )
+        by_strings = _join(qrels, run)
+        assert by_codes.grade.tolist() == by_strings.grade.tolist()
+        assert by_codes.has_duplicates == by_strings.has_duplicates
+        for topic in range(topics):
+            rows = [i for i, (t, _) in enumerate(run) if t == topic]
+            for i in rows:
+                for j in rows:
+                    assert (by_codes.doc[i] < by_codes.doc[j]) == (
+                        by_strings.doc[i] < by_strings.doc[j]
+                    )

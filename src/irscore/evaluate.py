@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,8 +55,9 @@ class Prepared:
     """A run and its qrels as integer codes, shared by every convention.
 
     `run_doc` is a row's docno as its rank among the distinct docnos of its
-    topic (run and qrels together) in byte order, as trec_eval's strcmp orders
-    them; `doc_width` bounds it. Equal (topic, docno) rows share a code.
+    topic (run and qrels together; of all topics for a DataFrame run) in byte
+    order, as trec_eval's strcmp orders them; `doc_width` bounds it. Equal
+    (topic, docno) rows share a code.
     """
 
     topics: np.ndarray
@@ -110,6 +112,7 @@ Frame = "pd.DataFrame | trec.Records"
 
 CHUNK_ROWS = 1 << 19  # run rows per chunk of topics in `evaluate_records`, for runs
 WHOLE_ROWS = 1 << 20  # of more rows than this; shorter runs are scored whole (faster)
+THREADED_ROWS = 1 << 18  # from this many run rows, `evaluate` scores two halves on two threads
 
 
 def prepare(qrels: Frame, run: Frame) -> Prepared:
@@ -125,19 +128,26 @@ def prepare(qrels: Frame, run: Frame) -> Prepared:
 
 def prepare_chunks(qrels: Frame, run: Frame, rows: int | None) -> Iterator[Prepared]:
     """`prepare` for consecutive ranges of topics of about `rows` run rows each (all at
-    once when None). Each chunk keeps every topic's label and code but only its
-    topics' qrels and run rows; `run_rows` maps its rows back to the run's lines."""
+    once when None), one after the other."""
+    return (make() for make in chunk_makers(qrels, run, rows))
+
+
+def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[], Prepared]]:
+    """Functions that each `prepare` one range of consecutive topics of about `rows` run
+    rows (one range when None), so that chunks can be built one at a time or on two
+    threads (their work is numpy's and Arrow's, which let go of the GIL). Each chunk
+    keeps every topic's label and code but only its topics' qrels and run rows;
+    `run_rows` maps its rows back to the run's lines."""
     (q_topic, r_topic), topics = _shared_codes(_labelled(qrels, "topic"), _labelled(run, "topic"))
     labels = np.array(topics.to_pylist(), dtype=object)
-    q_docno, r_docno = _strings(qrels, "docno"), _strings(run, "docno")
+    q_docno, r_docno = _docnos(qrels, run)
     q_grade = _numbers(qrels, "grade", np.int64)
     r_score, r_rank = _numbers(run, "score", np.float64), _column(run, "rank")
     source = run.source if isinstance(run, trec.Records) else str(run.attrs.get("source", "run"))
     skipped = run.skipped if isinstance(run, trec.Records) else run.attrs.get("skipped")
     if rows is None or len(r_topic) <= rows:
         whole = (q_topic, q_docno, q_grade), (r_topic, r_docno, r_score, r_rank)
-        yield _prepared(labels, *whole, source=source, run_skipped=skipped)
-        return
+        return [lambda: _prepared(labels, *whole, source=source, run_skipped=skipped)]
     # Consecutive topic codes, about `rows` run rows each; a chunk's rows in file order.
     per_topic = np.cumsum(np.bincount(r_topic, minlength=len(labels)))
     ends = np.searchsorted(per_topic, np.arange(rows, len(r_topic), rows), "right")
@@ -145,9 +155,10 @@ def prepare_chunks(qrels: Frame, run: Frame, rows: int | None) -> Iterator[Prepa
     chunk_of = np.repeat(np.arange(len(bounds)), np.diff(np.r_[0, bounds]))
     chunk_of = chunk_of.astype(np.min_scalar_type(len(bounds)))  # a byte a row, mostly
     q_chunk, r_chunk = chunk_of[q_topic], chunk_of[r_topic]
-    for k in range(len(bounds)):
+
+    def chunk(k: int) -> Prepared:
         q, r = np.flatnonzero(q_chunk == k), np.flatnonzero(r_chunk == k)
-        yield _prepared(
+        return _prepared(
             labels,
             (q_topic[q], joins.taken(q_docno, q), q_grade[q]),
             (r_topic[r], joins.taken(r_docno, r), r_score[r], r_rank[r]),
@@ -156,13 +167,20 @@ def prepare_chunks(qrels: Frame, run: Frame, rows: int | None) -> Iterator[Prepa
             run_rows=r,
         )
 
+    return [partial(chunk, k) for k in range(len(bounds))]
+
 
 def _prepared(labels: np.ndarray, qrels: tuple, run: tuple, **where) -> Prepared:
     """A Prepared of these qrels (topic codes, docnos, grades) and run rows (topic
     codes, docnos, scores, ranks); `where` names their source."""
     q_topic, q_docno, q_grade = qrels
     r_topic, r_docno, r_score, r_rank = run
-    joined = joins.join(q_topic, q_docno, q_grade, r_topic, r_docno)
+    if pa.types.is_dictionary(r_docno.type):
+        q_doc, r_doc = trec.numpy_view(q_docno.indices), trec.numpy_view(r_docno.indices)
+        width = len(r_docno.dictionary)
+        joined = joins.join_codes(q_topic, q_doc, q_grade, r_topic, r_doc, width)
+    else:
+        joined = joins.join(q_topic, q_docno, q_grade, r_topic, r_docno)
     return Prepared(
         topics=labels,
         run_docno=Labels(r_docno),
@@ -192,10 +210,24 @@ def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
         codes, labels = series.cat.codes.to_numpy(), series.cat.categories
     else:
         codes, labels = pd.factorize(series)
-    labels = np.asarray(labels, dtype=object)
     if pd.api.types.infer_dtype(labels, skipna=False) != "string":  # 1 and "1": one id
         labels = np.array([str(label) for label in labels], dtype=object)
-    return [(codes.astype(np.int64), pa.array(labels, pa.string()))]  # not via numpy's U
+    array = pa.array(labels, pa.string())  # not via numpy's U
+    if isinstance(array, pa.ChunkedArray):  # pandas' Arrow-backed labels
+        array = array.combine_chunks()
+    return [(codes.astype(np.int64), array)]
+
+
+def _docnos(qrels: Frame, run: Frame) -> tuple[pa.Array, pa.Array]:
+    """The qrels' and the run's docnos row by row: plain Arrow strings when the run is the
+    readers' records (its docnos were never hashed), else dictionary arrays over one
+    shared dictionary in byte order (a DataFrame's docnos come coded already), which
+    `joins.join_codes` joins without sorting any string."""
+    if isinstance(run, trec.Records):
+        return _strings(qrels, "docno"), _strings(run, "docno")
+    codes, labels = _shared_codes(_labelled(qrels, "docno"), _labelled(run, "docno"))
+    q_doc, r_doc = (pa.DictionaryArray.from_arrays(trec._arrow(c), labels) for c in codes)
+    return q_doc, r_doc
 
 
 def _strings(frame: Frame, column: str) -> pa.Array:
@@ -286,7 +318,8 @@ def _numeric_key(p: Prepared, notes: Notes) -> np.ndarray:
     labels = encoded.dictionary.to_pylist()
     numbers = [_decimal(docno) for docno in labels]
     codes = trec.numpy_view(encoded.indices)
-    notes.non_numeric_docnos = sum(number is None for number in numbers)
+    used = np.bincount(codes, minlength=len(labels)) > 0  # a shared dictionary has more
+    notes.non_numeric_docnos = sum(n is None for n, u in zip(numbers, used, strict=True) if u)
     order = sorted(
         range(len(numbers)),
         key=lambda i: (numbers[i] is None, numbers[i] if numbers[i] is not None else 0, labels[i]),
@@ -663,8 +696,7 @@ def evaluate_one(
     """Per-topic values {measure: array}, the topic names, the `all` values, and notes.
     `text`: the text measures too (relstring, arrays of str without an `all` value),
     for trec_eval's text layout; otherwise they are noted as not computed."""
-    part = topic_values(p, c, spec, text)
-    return part.values, part.topics, means_of([part], c), part.notes
+    return merged([topic_values(p, c, spec, text)], c)
 
 
 def evaluate_records(
@@ -682,9 +714,13 @@ def evaluate_records(
     if rows is None:
         length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
         rows = CHUNK_ROWS if length > WHOLE_ROWS else None
-    parts = []
-    for p in prepare_chunks(qrels, run, rows):
-        parts.append(topic_values(p, c, spec, text))
+    return merged([topic_values(p, c, spec, text) for p in prepare_chunks(qrels, run, rows)], c)
+
+
+def merged(
+    parts: Sequence[TopicValues], c: Convention
+) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, float], Notes]:
+    """`evaluate_one`'s result from the values of consecutive chunks of topics."""
     notes = parts[0].notes
     for part in parts[1:]:
         notes.run_topics_without_qrels += part.notes.run_topics_without_qrels
@@ -767,18 +803,28 @@ def evaluate(
     has no form for (bpref under expected ties): they have no rows.
     """
     spec = spec or MeasureSpec()
-    p = prepare(qrels, run)
     name = run_name or _run_tag(run)
     keys = [_ranking_key(c) for c in conventions]
     last_use = {key: i for i, key in enumerate(keys)}
+
+    def scored(make: Callable[[], Prepared]) -> list[TopicValues]:
+        p, parts = make(), []
+        for i, c in enumerate(conventions):
+            parts.append(topic_values(p, c, spec))
+            if last_use[keys[i]] == i:  # no later convention shares this ranking: free it
+                del p.rankings[keys[i]]
+        return parts
+
+    length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
+    makers = chunk_makers(qrels, run, -(-length // 2) if length >= THREADED_ROWS else None)
+    with ThreadPoolExecutor(len(makers)) as pool:
+        chunks = list(pool.map(scored, makers))
     tables, not_computed = [], {}
     for i, c in enumerate(conventions):
-        values, topics, means, notes = evaluate_one(p, c, spec)
+        values, topics, means, notes = merged([parts[i] for parts in chunks], c)
         tables.append(long_table(name, c, values, topics, means))
         if notes.not_computed:
             not_computed[c.name] = list(notes.not_computed)
-        if last_use[keys[i]] == i:  # no later convention shares this ranking: free it
-            del p.rankings[keys[i]]
     table = concat_long(tables)
     table.attrs["not_computed"] = not_computed
     return table

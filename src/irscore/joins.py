@@ -7,6 +7,9 @@ of the topics on two threads when the input is large); neighbours in that
 order give each run row its grade, its docno's rank within the topic, and any
 repeated document. No table of every distinct docno is built: hashing a
 million mostly distinct docnos costs more than sorting them per topic.
+
+A DataFrame's docnos come already coded (its categories or a factorisation);
+`join_codes` joins those codes with one hash lookup and no string sort.
 """
 
 from __future__ import annotations
@@ -69,6 +72,30 @@ def join(
     run_grade = np.empty(n - nq, dtype=np.int64)
     run_grade[rows] = pair_grade[pair[at]]
     return Joined(run_doc, run_grade, int(doc.max()) + 1, repeated)
+
+
+def join_codes(
+    q_topic: np.ndarray,
+    q_doc: np.ndarray,
+    q_grade: np.ndarray,
+    r_topic: np.ndarray,
+    r_doc: np.ndarray,
+    width: int,
+) -> Joined:
+    """`join` for docnos coded by their rank among all distinct docnos (`width` of them) in
+    byte order: each run row's (topic, docno) looked up among the qrels' (distinct) in one
+    hash table, and repeats found by one sort of the run's pairs."""
+    import pandas as pd
+
+    q_key = q_topic.astype(np.int64) * width + q_doc
+    r_key = r_topic.astype(np.int64) * width + r_doc
+    found = pd.Index(q_key).get_indexer(r_key)
+    grade = np.full(len(r_key), NOT_JUDGED, dtype=np.int64)
+    hit = found >= 0
+    grade[hit] = q_grade[found[hit]]
+    r_key.sort()
+    repeated = bool((r_key[1:] == r_key[:-1]).any())
+    return Joined(r_doc.astype(np.int64), grade, max(width, 1), repeated)
 
 
 def _chunked(first: pa.Array, second: pa.Array) -> pa.ChunkedArray:
