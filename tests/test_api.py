@@ -13,10 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute
 import pytest
 import pytrec_eval
 import yaml
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_pytrec_property import collections
 
 import irscore
@@ -30,6 +33,13 @@ REPO = Path(__file__).resolve().parents[1]
 IRSCORE = [sys.executable, "-m", "irscore"]
 QRELS = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}}
 RUN = {"q1": {"d1": 0.5, "d2": 0.5, "d3": 0.1}, "q2": {"d5": 3.0, "d4": 1.0}}
+# pandas 3's default (Arrow-backed) strings, Python objects, categoricals, Arrow's own
+ID_DTYPES = {
+    "str": "str",
+    "object": object,
+    "category": "category",
+    "arrow": pd.ArrowDtype(pa.string()),
+}
 GRID = [
     "reference",
     "tie_docno_asc",
@@ -139,11 +149,36 @@ def test_several_runs_by_name_and_dataframe_columns(tmp_path):
             r"columns topic and qid both name the topic",
         ),
         (42, r"expected a path, a DataFrame or a dict"),
+        # pandas 3's default strings are Arrow's: checked by Arrow, with the same messages
+        (
+            pd.DataFrame({"query_id": ["1", None], "doc_id": ["a", "b"], "score": [1.0, 2.0]}),
+            r"run topic row 1: missing value",
+        ),
+        (
+            pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", ""], "score": [1.0, 2.0]}),
+            r"run docno row 1: '' is empty or contains whitespace",
+        ),
+        (
+            pd.DataFrame(
+                {"query_id": ["1", "1"], "doc_id": ["a", "b\u3000"], "score": [1.0, 2.0]}
+            ).astype({"doc_id": pd.ArrowDtype(pa.string())}),
+            r"run docno row 1: 'b\\u3000' is empty or contains whitespace",
+        ),
     ],
 )
 def test_bad_runs_are_errors_naming_the_row(run, message):
     with pytest.raises(InputError, match=message):
         irscore.evaluate(QRELS, run)
+
+
+def test_ids_with_whitespace_are_found_as_python_finds_it():
+    """Arrow checks ids for whitespace with a pattern: it matches exactly the characters
+    for which str.isspace() is true, over every code point."""
+    points = [chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i <= 0xDFFF]
+    matched = pa.compute.match_substring_regex(pa.array(points), irscore.inputs._SPACE)
+    flagged = [c for c, hit in zip(points, matched.to_pylist(), strict=True) if hit]
+    assert flagged == [c for c in points if c.isspace()]
+    assert len(flagged) == 29  # \t\n\v\f\r, \x1c-\x1f, space, \x85 and 19 in Unicode's Z
 
 
 def test_bad_qrels_are_errors():
@@ -175,10 +210,11 @@ def test_unknown_ir_datasets_id_is_an_error():
 
 @pytest.mark.filterwarnings("ignore:no form under tie_expected")  # the grid's known gaps
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(collections())
-def test_dataframe_dict_and_file_give_identical_tables(tmp_path_factory, data):
+@given(collections(), st.sampled_from(list(ID_DTYPES)))
+def test_dataframe_dict_and_file_give_identical_tables(tmp_path_factory, data, dtype):
     """The same generated run (ties, float32-equal scores, missing topics) as a DataFrame
-    with ir_measures' columns, as a pytrec_eval dict and as a TREC file."""
+    with ir_measures' columns (ids in each dtype pandas offers), as a pytrec_eval dict
+    and as a TREC file."""
     qrels, run = data
     folder = tmp_path_factory.mktemp("forms")
     trec.write_run(folder / "run.txt", run)
@@ -186,6 +222,9 @@ def test_dataframe_dict_and_file_give_identical_tables(tmp_path_factory, data):
     frame = run.rename(columns={"topic": "query_id", "docno": "doc_id"})[
         ["query_id", "doc_id", "score"]
     ]
+    ids = ID_DTYPES[dtype]
+    frame = frame.astype({"query_id": ids, "doc_id": ids})
+    qrels = qrels.astype({"topic": ids, "docno": ids})
     nested: dict[str, dict[str, float]] = {}
     for topic, docno, score in zip(run.topic, run.docno, run.score, strict=True):
         nested.setdefault(topic, {})[docno] = score

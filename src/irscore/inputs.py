@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from irscore import trec
 
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     RunInput = str | os.PathLike | pd.DataFrame | Mapping[str, Mapping[str, float]]
 
 IRDS_PREFIX = "irds:"
+# The characters Python's str.isspace() is true of, in RE2's syntax (Arrow's regexes).
+_SPACE = r"[\t-\r\x{1c}-\x{20}\x{85}\p{Z}]"
 # Column names accepted for each field of the readers' frames, the canonical one first.
 ALIASES = {
     "topic": ("topic", "query_id", "qid"),
@@ -155,27 +159,43 @@ def _from_dict(nested: Mapping[str, Mapping[str, Any]], value: str, what: str) -
 
 def _strings(column: pd.Series, what: str) -> pd.Categorical:
     """Ids as a categorical of non-empty str without whitespace (they must survive a
-    TREC file): one factorisation, checked on the distinct values only, which is also
-    all the evaluation needs (it recodes the categories, not the rows)."""
+    TREC file): one factorisation (Arrow's, for pandas' Arrow-backed strings), checked
+    on the distinct values only, which is also all the evaluation needs (it recodes the
+    categories, not the rows)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        codes, labels = column.cat.codes.to_numpy(), column.cat.categories.to_numpy(object)
+        codes, labels = column.cat.codes.to_numpy(), column.cat.categories
+    elif _arrow_strings(column.dtype):
+        array = pa.array(column)
+        encoded = pc.dictionary_encode(
+            array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+        )
+        codes = pc.fill_null(encoded.indices, -1).to_numpy()
+        labels = pd.Index(encoded.dictionary.to_pandas())
     else:
         codes, labels = pd.factorize(column.to_numpy(), use_na_sentinel=True)
-        labels = np.asarray(labels, dtype=object)
     if (codes < 0).any():
         raise InputError(f"{what} row {int(np.flatnonzero(codes < 0)[0])}: missing value")
     if pd.api.types.infer_dtype(labels, skipna=False) != "string":
         text = np.array([str(label) for label in labels], dtype=object)
         recode, labels = pd.factorize(text)  # 1 and "1" are one id in a TREC file
         codes = recode[codes]
-        labels = np.asarray(labels, dtype=object)
-    shown = pd.Series(labels, dtype=object)
-    bad = (shown.str.contains(r"\s", regex=True) | (shown == "")).to_numpy()
-    if bad.any():
-        row = int(np.flatnonzero(np.isin(codes, np.flatnonzero(bad)))[0])
-        label = labels[codes[row]]
+    shown = pa.array(labels, pa.large_string())
+    bad = pc.or_(pc.match_substring_regex(shown, _SPACE), pc.equal(shown, ""))
+    if pc.any(bad).as_py():
+        bad_codes = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
+        row = int(np.flatnonzero(np.isin(codes, bad_codes))[0])
+        label = shown[int(codes[row])].as_py()
         raise InputError(f"{what} row {row}: {label!r} is empty or contains whitespace")
-    return pd.Categorical.from_codes(codes, pd.Index(labels, dtype=object))
+    return pd.Categorical.from_codes(codes, pd.Index(labels))
+
+
+def _arrow_strings(dtype: Any) -> bool:
+    """True for pandas' Arrow-backed string dtypes (pandas 3's default `str` among them)."""
+    if isinstance(dtype, pd.StringDtype):
+        return dtype.storage == "pyarrow"
+    return isinstance(dtype, pd.ArrowDtype) and (
+        pa.types.is_string(dtype.pyarrow_dtype) or pa.types.is_large_string(dtype.pyarrow_dtype)
+    )
 
 
 def _integers(column: pd.Series, what: str) -> np.ndarray:
