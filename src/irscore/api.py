@@ -13,6 +13,7 @@ import os
 import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,16 +56,19 @@ def evaluate(
     >>> dict(zip(table["measure"], table["value"].round(4)))  # AP = (1/1 + 2/3) / 2
     {'map': 0.8333, 'P_2': 0.5}
     """
+    from irscore.allocator import freed_memory_kept
     from irscore.evaluate import concat_long
     from irscore.evaluate import evaluate as evaluate_grid
 
     spec, narrowed = measure_spec(measures)
     grid = conventions(convention)
-    qrels_table = _qrels(qrels, records=True)
-    tables = [
-        evaluate_grid(qrels_table, run, grid, spec, name)
-        for name, run in _runs(runs, records=True).items()
-    ]
+    with freed_memory_kept(), ThreadPoolExecutor(1) as pool:  # qrels read beside the runs
+        pending = pool.submit(_qrels, qrels, True)
+        try:
+            named = _runs(runs, records=True)
+        finally:
+            qrels_table = pending.result()  # a bad qrels is the error, as when read first
+        tables = [evaluate_grid(qrels_table, r, grid, spec, name) for name, r in named.items()]
     missing: dict[str, set[str]] = {}
     for scored in tables:
         for name, families in scored.attrs["not_computed"].items():

@@ -1,0 +1,58 @@
+"""glibc's malloc asked to keep freed memory while irscore works, so arrays reuse it.
+
+The engine makes many short-lived arrays of a few MiB. By default glibc hands
+such blocks back to the kernel when they are freed (mmap'd blocks, or a
+trimmed heap top), so the next array faults in fresh zeroed pages, which costs
+about as much as the numpy work itself on a 1M-line run. Raising the mmap and
+trim thresholds for the duration of a call keeps the pages in the heap; at the
+end the thresholds are set to the values glibc's own adaptive mode settles at
+(32 MiB and 64 MiB), so the next free returns what lies beyond them. Without
+glibc (macOS, musl) this does nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt parameters (malloc.h)
+_KEPT = (1 << 28, 1 << 29)  # blocks under 256 MiB from the heap; trim above 512 MiB free
+_SETTLED = (1 << 25, 1 << 26)  # glibc's adaptive maxima: 32 MiB, then 2 x that
+
+
+@cache
+def _libc() -> ctypes.CDLL | None:
+    """The C library when it is glibc (it has mallopt), else None."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt  # noqa: B018 (AttributeError without glibc)
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+def keep_freed_memory() -> None:
+    """Keep freed blocks in the heap from now on (for a process that is irscore's own)."""
+    libc = _libc()
+    if libc is not None:
+        libc.mallopt(_M_MMAP_THRESHOLD, _KEPT[0])
+        libc.mallopt(_M_TRIM_THRESHOLD, _KEPT[1])
+
+
+@contextmanager
+def freed_memory_kept() -> Iterator[None]:
+    """Keep freed blocks in the heap inside the block; afterwards settle the thresholds
+    as glibc's adaptive mode would."""
+    libc = _libc()
+    if libc is None:
+        yield
+        return
+    keep_freed_memory()
+    try:
+        yield
+    finally:
+        libc.mallopt(_M_MMAP_THRESHOLD, _SETTLED[0])
+        libc.mallopt(_M_TRIM_THRESHOLD, _SETTLED[1])

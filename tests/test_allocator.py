@@ -1,0 +1,61 @@
+"""glibc keeps freed memory inside `freed_memory_kept` (arrays reuse it instead of
+faulting in fresh pages) and behaves as usual again after it."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from irscore import allocator
+
+MIB = 1 << 20
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks",
+            "uordblks", "fordblks", "keepcost",
+        )
+    ]  # fmt: skip
+
+
+def _free_in_heap() -> int:
+    """Bytes glibc holds free in its heap (mallinfo2's fordblks)."""
+    libc = allocator._libc()
+    libc.mallinfo2.restype = _MallInfo2
+    return libc.mallinfo2().fordblks
+
+
+def _freed_bytes_kept() -> int:
+    """How much more glibc holds free after a 100 MiB array is made and dropped."""
+    before = _free_in_heap()
+    array = np.ones(100 * MIB, dtype=np.uint8)
+    del array
+    return _free_in_heap() - before
+
+
+@pytest.mark.skipif(
+    allocator._libc() is None or not hasattr(allocator._libc(), "mallinfo2"),
+    reason="glibc 2.33+ only",
+)
+def test_freed_memory_is_kept_inside_and_handed_back_after():
+    with allocator.freed_memory_kept():
+        assert _freed_bytes_kept() > 90 * MIB  # stays in the heap for the next array
+    # afterwards a block over 32 MiB is mapped on its own and unmapped when freed
+    assert _freed_bytes_kept() < 32 * MIB
+
+
+def test_without_glibc_nothing_is_done(monkeypatch):
+    monkeypatch.setattr(allocator.ctypes, "CDLL", lambda name: object())  # no mallopt
+    allocator._libc.cache_clear()
+    try:
+        assert allocator._libc() is None
+        with allocator.freed_memory_kept():
+            pass
+        allocator.keep_freed_memory()
+    finally:
+        allocator._libc.cache_clear()
