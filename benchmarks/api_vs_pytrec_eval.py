@@ -5,7 +5,9 @@ exact and float32-only ties, graded judgments). Two comparisons, side by side:
 
 - in memory: `irscore.evaluate` from DataFrames (ir_measures' columns) against
   `pytrec_eval.RelevanceEvaluator(...).evaluate(...)` from the equivalent
-  dicts; building the DataFrames and the dicts is not timed for either;
+  dicts; building the DataFrames and the dicts is not timed for either. The
+  ids are pandas' default strings (Arrow-backed since pandas 3), then Python
+  objects (`astype(object)`, as older pandas made them);
 - from files: `irscore.evaluate` on the two paths against pytrec_eval's usual
   use, parsing the files into dicts and evaluating them.
 
@@ -85,8 +87,8 @@ def main() -> None:
         qrels_table, run_table = trec.read_qrels(qrels_path), trec.read_run(run_path)
         qrels_frame = pd.DataFrame(
             {
-                "query_id": qrels_table["topic"].astype(str).astype(object),
-                "doc_id": qrels_table["docno"].astype(str).astype(object),
+                "query_id": qrels_table["topic"].astype(str),
+                "doc_id": qrels_table["docno"].astype(str),
                 "relevance": qrels_table["grade"],
             }
         )
@@ -94,11 +96,16 @@ def main() -> None:
         qrels_frame = qrels_frame[comparable.to_numpy()].reset_index(drop=True)
         run_frame = pd.DataFrame(
             {
-                "query_id": run_table["topic"].astype(str).astype(object),
-                "doc_id": run_table["docno"].astype(str).astype(object),
+                "query_id": run_table["topic"].astype(str),
+                "doc_id": run_table["docno"].astype(str),
                 "score": run_table["score"],
             }
         )
+        ids = {"query_id": object, "doc_id": object}
+        frames = {
+            "DataFrames vs dicts": (qrels_frame, run_frame),
+            "  (object ids) vs dicts": (qrels_frame.astype(ids), run_frame.astype(ids)),
+        }
         qrels_dict, run_dict = as_dicts(qrels_table, run_table)
         print(f"collection: {args.topics} topics x {args.docs} docs = {len(run_frame):,} lines")
         print(f"{'':34s} {'irscore (s)':>11s} {'pytrec_eval (s)':>15s} {'ratio':>7s}")
@@ -106,16 +113,18 @@ def main() -> None:
             ("headline measures", HEADLINE, {"map", "P.10", "ndcg_cut.10", "recip_rank"}),
             (f"every shared measure ({len(EVERY)} req.)", EVERY, set(EVERY)),
         ):
-            memory_ours, table = best(
-                lambda m=ours_measures: irscore.evaluate(qrels_frame, run_frame, measures=m),
-                args.repeat,
-            )
             memory_theirs, theirs = best(
                 lambda r=theirs_requests: pytrec_from_dicts(qrels_dict, run_dict, r), args.repeat
             )
-            compared, differing = agreement(table, theirs)
-            if differing or not compared:
-                raise SystemExit(f"{label}: {differing} of {compared} values differ")
+            memory_ours = {}
+            for kind, (q, r) in frames.items():
+                memory_ours[kind], table = best(
+                    lambda m=ours_measures, q=q, r=r: irscore.evaluate(q, r, measures=m),
+                    args.repeat,
+                )
+                compared, differing = agreement(table, theirs)
+                if differing or not compared:
+                    raise SystemExit(f"{label}, {kind}: {differing} of {compared} values differ")
             files_ours, table = best(
                 lambda m=ours_measures: irscore.evaluate(
                     str(qrels_path), {"bench": str(run_path)}, measures=m
@@ -131,7 +140,7 @@ def main() -> None:
                 raise SystemExit(f"{label}, files: {differing} of {compared} values differ")
             print(f"{label}")
             for kind, ours, other in (
-                ("  DataFrames vs dicts", memory_ours, memory_theirs),
+                *((f"  {kind}", ours, memory_theirs) for kind, ours in memory_ours.items()),
                 ("  paths vs parse + evaluate", files_ours, files_theirs),
             ):
                 print(f"{kind:34s} {ours:11.3f} {other:15.3f} {other / ours:6.2f}x")

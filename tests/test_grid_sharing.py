@@ -13,7 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irscore.conventions import DEFAULT_GRID, TIE_BREAKS, Convention, conventions_from_config
-from irscore.evaluate import evaluate, evaluate_one, evaluate_records, prepare, rank
+from irscore.evaluate import (
+    DuplicateDocumentError,
+    evaluate,
+    evaluate_one,
+    evaluate_records,
+    prepare,
+    rank,
+)
 from irscore.measures import MeasureSpec
 
 evaluate_module = importlib.import_module("irscore.evaluate")  # `irscore.evaluate` is the API's
@@ -185,3 +192,24 @@ def test_two_threads_give_the_same_bits(data):
         halves = evaluate(qrels, run, GRID, SPEC)
     pd.testing.assert_frame_equal(halves, whole, check_exact=True)
     assert halves.attrs == whole.attrs
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_a_repeat_in_a_later_chunk_names_its_line(interleaved):
+    """A chunk's rows map back to the run's lines, whether they are consecutive (taken as
+    a slice) or not. Topic 2's document c is on lines 3 and 6 (lines 2 and 5 when
+    topic 1's second row is moved to the end)."""
+    topics, docnos = ["1", "1", "2", "2", "2", "2"], ["a", "b", "c", "d", "e", "c"]
+    if interleaved:
+        topics, docnos = (
+            topics[:1] + topics[2:] + topics[1:2],
+            docnos[:1] + docnos[2:] + docnos[1:2],
+        )
+    run = pd.DataFrame({"topic": topics, "docno": docnos, "score": 1.0, "rank": 1, "tag": "r"})
+    run.attrs["source"] = "run.txt"
+    qrels = pd.DataFrame({"topic": ["1", "2"], "docno": ["a", "c"], "grade": [1, 1]})
+    first, second = (2, 5) if interleaved else (3, 6)
+    expected = rf"run.txt:{second}: document c .* topic 2 \(first on line {first}\)"
+    for rows in (None, 2):  # whole, then one chunk a topic
+        with pytest.raises(DuplicateDocumentError, match=expected):
+            evaluate_records(qrels, run, Convention(duplicates="error"), SPEC, rows=rows)

@@ -157,17 +157,26 @@ def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[]
     q_chunk, r_chunk = chunk_of[q_topic], chunk_of[r_topic]
 
     def chunk(k: int) -> Prepared:
-        q, r = np.flatnonzero(q_chunk == k), np.flatnonzero(r_chunk == k)
+        q, r = _rows_of(q_chunk, k), _rows_of(r_chunk, k)
         return _prepared(
             labels,
             (q_topic[q], joins.taken(q_docno, q), q_grade[q]),
             (r_topic[r], joins.taken(r_docno, r), r_score[r], r_rank[r]),
             source=source,
             run_skipped=skipped,
-            run_rows=r,
+            run_rows=np.arange(r.start, r.stop) if isinstance(r, slice) else r,
         )
 
     return [partial(chunk, k) for k in range(len(bounds))]
+
+
+def _rows_of(chunk_of: np.ndarray, k: int) -> np.ndarray | slice:
+    """The rows of chunk `k`: a slice when they are consecutive (a run grouped by topic),
+    which takes no copy of the columns."""
+    rows = np.flatnonzero(chunk_of == k)
+    if len(rows) and rows[-1] - rows[0] + 1 == len(rows):
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return rows
 
 
 def _prepared(labels: np.ndarray, qrels: tuple, run: tuple, **where) -> Prepared:
@@ -215,7 +224,7 @@ def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
     array = pa.array(labels, pa.string())  # not via numpy's U
     if isinstance(array, pa.ChunkedArray):  # pandas' Arrow-backed labels
         array = array.combine_chunks()
-    return [(codes.astype(np.int64), array)]
+    return [(codes, array)]
 
 
 def _docnos(qrels: Frame, run: Frame) -> tuple[pa.Array, pa.Array]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -135,9 +136,10 @@ def _columns(
         columns = _from_dict(table, required[2], what)
     else:
         raise InputError(f"{what}: expected a path, a DataFrame or a dict, got {type(table)}")
-    for field in ("topic", "docno", "tag"):
-        if field in columns:
-            columns[field] = _strings(columns[field], f"{what} {field}")
+    ids = [field for field in ("topic", "docno", "tag") if field in columns]
+    with ThreadPoolExecutor(2) as pool:  # Arrow encodes Arrow-backed columns without the GIL
+        coded = pool.map(lambda field: _strings(columns[field], f"{what} {field}"), ids)
+        columns.update(zip(ids, coded, strict=True))
     return columns
 
 
@@ -169,7 +171,8 @@ def _strings(column: pd.Series, what: str) -> pd.Categorical:
         encoded = pc.dictionary_encode(
             array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
         )
-        codes = pc.fill_null(encoded.indices, -1).to_numpy()
+        codes = pc.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
+        codes = codes.to_numpy()
         labels = pd.Index(encoded.dictionary.to_pandas())
     else:
         codes, labels = pd.factorize(column.to_numpy(), use_na_sentinel=True)

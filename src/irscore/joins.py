@@ -152,7 +152,10 @@ def _sorted(topic: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray,
     return order, topic_start, new
 
 
-def taken(strings: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
-    """The strings at `rows`, as one array."""
-    picked = strings.take(trec._arrow(rows))
+def taken(strings: pa.Array | pa.ChunkedArray, rows: np.ndarray | slice) -> pa.Array:
+    """The strings at `rows` (indices, or a slice: a view), as one array."""
+    if isinstance(rows, slice):
+        picked = strings.slice(rows.start, rows.stop - rows.start)
+    else:
+        picked = strings.take(trec._arrow(rows))
     return picked.combine_chunks() if isinstance(picked, pa.ChunkedArray) else picked
