@@ -52,6 +52,7 @@ MEASURES = ("tests/test_measures_hand.py", "tests/test_cli_flags.py")
 CONVENTIONS = ("tests/test_conventions_hand.py", "tests/test_cli_flags.py")
 READERS = ("tests/test_trec_reader.py",)
 STATS = ("tests/test_stats.py",)
+API = ("tests/test_joins.py", "tests/test_api.py")
 COMMON = "src/irscore/cli/common.py"
 EVALUATE = "src/irscore/evaluate.py"
 
@@ -301,6 +302,38 @@ MUTATIONS = [
         "        p = count / patterns\n",
         "        p = (count + 1) / (patterns + 1)\n",
         STATS,
+    ),
+    Mutation(
+        "coded join skips qrels row 0",
+        "engine",
+        "src/irscore/joins.py",
+        "    hit = found >= 0\n",
+        "    hit = found >= 1\n",
+        API,
+    ),
+    Mutation(
+        "coded join never sees a repeat",
+        "engine",
+        "src/irscore/joins.py",
+        "    repeated = bool((r_key[1:] == r_key[:-1]).any())\n",
+        "    repeated = False\n",
+        API,
+    ),
+    Mutation(
+        "two halves: the first half's means",
+        "engine",
+        EVALUATE,
+        "return values, topics, means_of(parts, c), notes",
+        "return values, topics, means_of(parts[:1], c), notes",
+        ("tests/test_grid_sharing.py",),
+    ),
+    Mutation(
+        "ids: ASCII spaces only",
+        "api",
+        "src/irscore/inputs.py",
+        "pc.match_substring_regex(shown, _SPACE)",
+        'pc.match_substring_regex(shown, " ")',
+        API,
     ),
 ]
 
