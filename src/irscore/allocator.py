@@ -34,14 +34,6 @@ def _libc() -> ctypes.CDLL | None:
     return libc
 
 
-def keep_freed_memory() -> None:
-    """Keep freed blocks in the heap from now on (for a process that is irscore's own)."""
-    libc = _libc()
-    if libc is not None:
-        libc.mallopt(_M_MMAP_THRESHOLD, _KEPT[0])
-        libc.mallopt(_M_TRIM_THRESHOLD, _KEPT[1])
-
-
 @contextmanager
 def freed_memory_kept() -> Iterator[None]:
     """Keep freed blocks in the heap inside the block; afterwards settle the thresholds
@@ -50,7 +42,8 @@ def freed_memory_kept() -> Iterator[None]:
     if libc is None:
         yield
         return
-    keep_freed_memory()
+    libc.mallopt(_M_MMAP_THRESHOLD, _KEPT[0])
+    libc.mallopt(_M_TRIM_THRESHOLD, _KEPT[1])
     try:
         yield
     finally:
