@@ -221,10 +221,7 @@ def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
         codes, labels = pd.factorize(series)
     if pd.api.types.infer_dtype(labels, skipna=False) != "string":  # 1 and "1": one id
         labels = np.array([str(label) for label in labels], dtype=object)
-    array = pa.array(labels, pa.string())  # not via numpy's U
-    if isinstance(array, pa.ChunkedArray):  # pandas' Arrow-backed labels
-        array = array.combine_chunks()
-    return [(codes, array)]
+    return [(codes, trec.one_array(pa.array(labels, pa.string())))]  # not via numpy's U
 
 
 def _docnos(qrels: Frame, run: Frame) -> tuple[pa.Array, pa.Array]:

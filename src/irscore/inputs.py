@@ -167,10 +167,7 @@ def _strings(column: pd.Series, what: str) -> pd.Categorical:
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes, labels = column.cat.codes.to_numpy(), column.cat.categories
     elif _arrow_strings(column.dtype):
-        array = pa.array(column)
-        encoded = pc.dictionary_encode(
-            array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
-        )
+        encoded = pc.dictionary_encode(trec.one_array(pa.array(column)))
         codes = pc.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
         codes = codes.to_numpy()
         labels = pd.Index(encoded.dictionary.to_pandas())

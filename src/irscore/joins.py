@@ -158,4 +158,4 @@ def taken(strings: pa.Array | pa.ChunkedArray, rows: np.ndarray | slice) -> pa.A
         picked = strings.slice(rows.start, rows.stop - rows.start)
     else:
         picked = strings.take(trec._arrow(rows))
-    return picked.combine_chunks() if isinstance(picked, pa.ChunkedArray) else picked
+    return trec.one_array(picked)

@@ -698,6 +698,11 @@ def numpy_view(array: pa.Array) -> np.ndarray:
     return np.frombuffer(data, dtype, count=len(array), offset=array.offset * dtype.itemsize)
 
 
+def one_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """An Arrow array as one contiguous array (a chunked one's chunks combined)."""
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+
+
 def _arrow(values: np.ndarray) -> pa.Array:
     """A numpy array of numbers as an Arrow array, without a copy (and unlike
     `pa.array`, without loading pandas, which `irscore evaluate` does not need)."""
