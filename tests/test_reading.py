@@ -361,3 +361,22 @@ def test_external_run_in_csv_is_copied_as_trec(tmp_path):
     source.write_bytes(gzip.compress(b"qid,docno,score\n1,a,0.9\n1,b,0.5\n"))
     copy_checked_run(source, tmp_path / "theirs.run")
     assert (tmp_path / "theirs.run").read_text() == "1 Q0 a 1 0.9 theirs\n1 Q0 b 2 0.5 theirs\n"
+
+
+@pytest.mark.parametrize(("block", "piece"), [(1 << 24, 1 << 20), (4096, 4096), (600, 256)])
+def test_chunks_with_dictionaries_of_different_sizes_combine(tmp_path, monkeypatch, block, piece):
+    """Arrow hands each piece of a block its own dictionary of topics: a piece with
+    few topics (int8 codes) beside one with hundreds (int16) once crashed the reader
+    (`Array chunks must all be same type`), as on MS MARCO dev's 6,980 queries x 100.
+    Ranks are narrowed per column too: one piece's ranks over 2^31 keep float64 for all."""
+    lines = [f"{t} Q0 {t * 1000 + i} {i} {1 - i / 10} t" for t in range(700) for i in range(1, 4)]
+    lines.append(f"700 Q0 5 {2**31 + 7} 0.5 t")
+    path = tmp_path / "r"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(streams, "BLOCK", block)
+    monkeypatch.setattr(streams, "PIECE", piece)
+    run = read_run(path)
+    assert len(run) == len(lines)
+    assert run["topic"].astype(str).tolist()[-4:] == ["699", "699", "699", "700"]
+    assert run["docno"].astype(str).tolist()[:2] == ["1", "2"]
+    assert run["rank"].tolist()[-1] == 2**31 + 7

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 BLOCK = 1 << 24  # 16 MiB of text per block: Arrow's threads get 1 MiB pieces; the peak stays low
+PIECE = 1 << 20  # what Arrow's parser hands each thread; a block's columns come in such chunks
 # The first bytes of each compressed format, its name and how to open it.
 MAGIC = {
     b"\x1f\x8b": ("gzip", gzip.open),

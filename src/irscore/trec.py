@@ -330,17 +330,24 @@ def _plain_docnos(table: pa.Table) -> pa.Table:
 
 def _narrowed(table: pa.Table) -> pa.Table:
     """A block's run columns in fewer bytes while the blocks wait to be combined: ranks
-    as int32 when they fit, dictionary codes in the narrowest integer type."""
+    as int32 when they all fit, dictionary codes in the narrowest integer type that
+    numbers every chunk's dictionary (one type for the column: Arrow's chunks of one
+    column must share it, and a block's chunks have dictionaries of different sizes)."""
     columns = {}
     for name in table.column_names:
-        chunks = []
-        for chunk in table[name].chunks:
-            if pa.types.is_dictionary(chunk.type):
-                codes = numpy_view(chunk.indices).astype(_code_type(len(chunk.dictionary)))
-                chunk = pa.DictionaryArray.from_arrays(_arrow(codes), chunk.dictionary)
-            elif name == "rank" and pa.types.is_floating(chunk.type):
-                chunk = _arrow(_narrow_whole(numpy_view(chunk)))
-            chunks.append(chunk)
+        chunks = table[name].chunks
+        if chunks and pa.types.is_dictionary(chunks[0].type):
+            code = _code_type(max(len(c.dictionary) for c in chunks))
+            chunks = [
+                pa.DictionaryArray.from_arrays(
+                    _arrow(numpy_view(c.indices).astype(code)), c.dictionary
+                )
+                for c in chunks
+            ]
+        elif chunks and name == "rank" and pa.types.is_floating(chunks[0].type):
+            narrowed = [_narrow_whole(numpy_view(c)) for c in chunks]
+            if all(v.dtype == np.int32 for v in narrowed):
+                chunks = [_arrow(v) for v in narrowed]
         columns[name] = pa.chunked_array(chunks) if chunks else table[name]
     return pa.table(columns)
 
@@ -439,7 +446,7 @@ def _fast_columns(
     try:
         table = pa_csv.read_csv(
             pa.BufferReader(data),  # zero-copy: a file object would copy every byte
-            read_options=pa_csv.ReadOptions(column_names=names),
+            read_options=pa_csv.ReadOptions(column_names=names, block_size=streams.PIECE),
             parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False),
             convert_options=pa_csv.ConvertOptions(
                 column_types=types,
