@@ -266,7 +266,7 @@ def test_relstring_equals_a_plain_reimplementation(collection, text, depth, judg
     n = 10 if text is None else int(text)
     expected = reference_relstring(qrels, run, n, depth, judged_only)
     assert dict(zip(topics.tolist(), values[name].tolist(), strict=True)) == expected
-    printed = list(lines(values, topics, {}, None, per_topic=True))
+    printed = b"".join(lines(values, topics, {}, None, per_topic=True)).decode().splitlines()
     assert printed == [f"{name:<22s}\t{t}\t'{expected[t]}'" for t in topics.tolist()]
     # the CLI's path: topics in chunks of about 5 run rows, the strings joined after
     values, topics, means, _ = evaluate_records(qrels, run, convention, spec, rows=5, text=True)

@@ -175,7 +175,9 @@ WORKBENCH_ERRORS = (
 )
 
 
-def execute(run: Callable[[argparse.Namespace], str], args: argparse.Namespace) -> int:
+def execute(
+    run: Callable[[argparse.Namespace], str | Iterable[bytes]], args: argparse.Namespace
+) -> int:
     """Compute the command's whole output, then write it; a user error is one line, exit 2."""
     try:
         text = run(args)
@@ -188,10 +190,17 @@ def execute(run: Callable[[argparse.Namespace], str], args: argparse.Namespace) 
     return write_stdout(text)
 
 
-def write_stdout(text: str) -> int:
-    """Write and flush `text`; a full disk or closed pipe is one line on stderr and exit 2."""
+def write_stdout(text: str | Iterable[bytes]) -> int:
+    """Write and flush `text` (a string, or blocks of bytes); a full disk or closed pipe
+    is one line on stderr and exit 2."""
     try:
-        sys.stdout.write(text)
+        if isinstance(text, str):
+            sys.stdout.write(text)
+        else:
+            sys.stdout.flush()
+            raw = getattr(sys.stdout, "buffer", None)  # none on a test's StringIO
+            for block in text:
+                raw.write(block) if raw is not None else sys.stdout.write(block.decode())
         sys.stdout.flush()
     except OSError as err:
         _silence_stdout()

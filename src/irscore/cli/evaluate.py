@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from irscore.cli.common import (
@@ -40,8 +42,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return parser
 
 
-def run(args: argparse.Namespace) -> str:
-    """The whole output of `irscore evaluate`, computed before anything is printed."""
+def run(args: argparse.Namespace) -> str | Iterator[bytes]:
+    """The output of `irscore evaluate`: every value is computed before anything is
+    printed; trec_eval's text comes as blocks of bytes, formatted as they are written."""
     from irscore import trec_eval_text
     from irscore.evaluate import evaluate_records
     from irscore.measures import parse_requests
@@ -55,7 +58,7 @@ def run(args: argparse.Namespace) -> str:
         raise UsageError(f"-M takes a positive number of documents, got {args.M}")
     convention = convention_from_args(args)
     qrels, runs = read_inputs(args, args.qrels, args.runs)
-    out: list[str] = []
+    out: list[Iterator[bytes]] = []
     results = []
     not_computed: list[str] = []
     for path, run in zip(args.runs, runs, strict=True):
@@ -70,7 +73,7 @@ def run(args: argparse.Namespace) -> str:
             in_run = set(topics)
             if convention.missing_topics == "mean_only":  # trec_eval 9: no line for them
                 in_run -= set(notes.qrels_topics_without_run)
-            out.extend(
+            out.append(
                 trec_eval_text.lines(
                     values,
                     topics,
@@ -85,7 +88,7 @@ def run(args: argparse.Namespace) -> str:
         print(f"irscore: note: not computed yet: {', '.join(missing)}", file=sys.stderr)
     note_not_computed(not_computed, convention)
     if args.format == "trec":
-        return "".join(line + "\n" for line in out)
+        return itertools.chain.from_iterable(out)
     return _table_text(results, convention, args)
 
 
