@@ -19,6 +19,10 @@ from typing import NoReturn
 from irscore import __version__
 from irscore.cli import common
 
+# No command computes with BLAS, and OpenBLAS starts a thread per core when numpy
+# loads (about 70 ms of every start on two cores); a user's own setting is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 # One line per subcommand: the module irscore.cli.NAME with `add_parser` and `run`.
 COMMANDS = ("evaluate", "compare", "audit", "explain", "interleave", "pool")
 
