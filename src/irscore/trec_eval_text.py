@@ -10,6 +10,7 @@ measure are 9 million lines).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Collection, Iterator, Mapping
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from irscore.measures.registry import has_topic_rows, is_integer, is_text, printed_per_topic
 
-BLOCK_BYTES = 1 << 23  # the byte matrix of one block of topics: a few MiB, however many
+BLOCK_BYTES = 1 << 24  # the byte matrix of one block of topics: 16 MiB, however many
 DIGITS = np.frombuffer(b"0123456789", np.uint8)
 
 
@@ -42,7 +43,7 @@ def lines(
     per_topic: bool,
     summary: bool = True,
     printed_topics: Collection[str] | None = None,
-) -> Iterator[bytes]:
+) -> Iterator[bytes | memoryview]:
     """The text of one run under one convention, in trec_eval's order, in blocks of
     bytes, from what `evaluate.evaluate_one` returns (per-topic arrays, topic names,
     means).
@@ -72,94 +73,119 @@ def lines(
 
 def _topic_blocks(
     shown: list[str], values: Mapping[str, np.ndarray], names: list[str], rows: np.ndarray
-) -> Iterator[bytes]:
-    """The per-topic lines of `rows` (topic indices), measure by measure within a topic."""
+) -> Iterator[memoryview]:
+    """The per-topic lines of `rows` (topic indices), measure by measure within a topic.
+    Measures of one kind (fixed-point, integer) are formatted together, as a matrix."""
     labels = _slots([f"{m:<22s}\t" for m in shown])
-    width = labels[0].shape[1] + max(len(t.encode()) for t in names) + 1 + 24
+    kinds: dict[str, list[int]] = {"fixed": [], "integer": [], "text": []}
+    for j, m in enumerate(shown):
+        kinds["text" if is_text(m) else "integer" if is_integer(m) else "fixed"].append(j)
+    width = labels.shape[1] + max(len(t.encode()) for t in names) + 1 + 8
     step = max(1, BLOCK_BYTES // (len(shown) * width))
     for start in range(0, len(rows), step):
         block = rows[start : start + step]
+        fields = []
+        for kind, columns in kinds.items():
+            if kind == "text":
+                for j in columns:
+                    text = _slots([f"'{v}'" for v in values[shown[j]][block].tolist()])
+                    fields.append(([j], text[:, None, :]))
+            elif columns:
+                matrix = np.stack([values[shown[j]][block] for j in columns], axis=1)
+                fields.append((columns, _FORMATS[kind](matrix)))
         topic = _slots([names[i] + "\t" for i in block.tolist()])
-        fields = [_value_slots(m, values[m][block]) for m in shown]
         yield _joined(labels, topic, fields)
 
 
 def _joined(
-    labels: tuple[np.ndarray, np.ndarray],
-    topic: tuple[np.ndarray, np.ndarray],
-    fields: list[tuple[np.ndarray, np.ndarray]],
-) -> bytes:
-    """Lines `label[m] topic[i] value[m][i]\\n` for every topic i, measures m within it:
-    each part a slot (bytes, mask of the bytes used) of one matrix, kept in row order."""
-    n, m = len(topic[0]), len(fields)
-    widths = [labels[0].shape[1], topic[0].shape[1], max(f[0].shape[1] for f in fields), 1]
-    out = np.zeros((n, m, sum(widths)), np.uint8)
-    used = np.zeros(out.shape, bool)
-    a, b = 0, widths[0]
-    out[:, :, a:b], used[:, :, a:b] = labels[0], labels[1]
-    a, b = b, b + widths[1]
-    out[:, :, a:b], used[:, :, a:b] = topic[0][:, None, :], topic[1][:, None, :]
-    for j, (text, mask) in enumerate(fields):
-        out[:, j, b : b + text.shape[1]], used[:, j, b : b + text.shape[1]] = text, mask
-    out[:, :, -1], used[:, :, -1] = ord("\n"), True
-    return out[used].tobytes()
+    labels: np.ndarray, topic: np.ndarray, fields: list[tuple[list[int], np.ndarray]]
+) -> memoryview:
+    """Lines `label[m] topic[i] value[m][i]\\n` for every topic i, measures m within it.
+    Each part is a slot of one byte matrix, NUL where a shorter text leaves it unused
+    (no text holds a NUL: the readers refuse them), and the lines are the matrix's
+    other bytes in row order. `fields` are (measure columns, the values' bytes
+    (topic, column, byte))."""
+    n, m = len(topic), len(labels)
+    widths = [labels.shape[1], topic.shape[1], max(text.shape[2] for _, text in fields), 1]
+    template = np.zeros((m, sum(widths)), np.uint8)
+    template[:, : widths[0]], template[:, -1] = labels, ord("\n")
+    out = np.broadcast_to(template, (n, *template.shape)).copy()
+    a = widths[0] + widths[1]
+    out[:, :, widths[0] : a] = topic[:, None, :]
+    for columns, text in fields:  # a run of consecutive columns at a time: no fancy index
+        for first, last in _runs(columns):
+            out[:, columns[first] : columns[last] + 1, a : a + text.shape[2]] = text[
+                :, first : last + 1
+            ]
+    return out[out != 0].data
 
 
-def _slots(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The UTF-8 bytes of each string, left-aligned in the rows of a matrix, and the mask
-    of the bytes each uses (ids hold no NUL byte: the readers refuse them)."""
+def _runs(columns: list[int]) -> list[tuple[int, int]]:
+    """(first, last) positions in `columns` of each run of consecutive numbers."""
+    breaks = [i for i in range(1, len(columns)) if columns[i] != columns[i - 1] + 1]
+    starts = [0, *breaks]
+    return [(a, b - 1) for a, b in zip(starts, [*breaks, len(columns)], strict=True)]
+
+
+def _slots(strings: list[str]) -> np.ndarray:
+    """The UTF-8 bytes of each string, left-aligned in the rows of a matrix, NUL after."""
     encoded = [s.encode() for s in strings]
     width = max(1, *map(len, encoded)) if encoded else 1
-    text = np.array(encoded, dtype=f"S{width}").view(np.uint8).reshape(len(encoded), width)
-    lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
-    return text, np.arange(width) < lengths[:, None]
+    return np.array(encoded, dtype=f"S{width}").view(np.uint8).reshape(len(encoded), width)
 
 
-def _value_slots(measure: str, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One measure's values as trec_eval prints them, as a slot (bytes, used mask)."""
-    if is_text(measure):
-        return _slots([f"'{v}'" for v in values.tolist()])
-    if is_integer(measure):
-        return _integer_slots(values)
-    return _fixed4_slots(values)
-
-
-def _integer_slots(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`%ld` of whole numbers: digits right-aligned in 19 places, leading places unused;
-    anything else (negative, huge) through Python's formatting."""
+def _integer_slots(values: np.ndarray) -> np.ndarray:
+    """`%ld` of whole numbers (any shape; a last axis of bytes is added): digits
+    right-aligned in as many places as the largest has, NUL before; anything else
+    (negative, huge) through Python's formatting."""
     whole = np.asarray(values, np.float64)
-    fast = (whole >= 0) & (whole < 1e18)
-    if not fast.all():
-        return _slots([str(int(v)) for v in whole.tolist()])
-    number = whole.astype(np.int64)
-    powers = 10 ** np.arange(18, -1, -1, dtype=np.int64)
-    text = DIGITS[(number[:, None] // powers) % 10]
-    used = (number[:, None] >= powers) | (powers == 1)
-    return text, used
+    if not ((whole >= 0) & (whole < 1e18)).all():
+        return _slots([str(int(v)) for v in whole.ravel().tolist()]).reshape(*whole.shape, -1)
+    number = whole.astype(np.int64)[..., None]
+    places = len(str(int(number.max()))) if number.size else 1
+    powers = 10 ** np.arange(places - 1, -1, -1, dtype=np.int64)
+    digits = DIGITS[(number // powers) % 10]
+    return np.where((number >= powers) | (powers == 1), digits, 0).astype(np.uint8)
 
 
-def _fixed4_slots(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`%6.4f` of each value: "d.dddd" from integer arithmetic for 0 <= value < 9.99995
-    away from a rounding tie (the product value * 10^4 is then within 1e-11 of exact,
-    so rounding it to the nearest integer is printf's correctly rounded decimal);
-    the other values (ties such as 1/32, negative, large, NaN) through Python's
-    correctly rounded formatting, which prints what glibc prints."""
+def _fixed4_slots(values: np.ndarray) -> np.ndarray:
+    """`%6.4f` of each value (any shape; a last axis of 8 bytes is added, NUL-padded):
+    "d.dddd" looked up by the value rounded to 1/10^4, for 0 <= value < 9.99995 away
+    from a rounding tie (value * 10^4 is then within 1e-11 of exact, so rounding it
+    to the nearest integer is printf's correctly rounded decimal); the other values
+    (ties such as 1/32, negative, large, NaN) through Python's correctly rounded
+    formatting, which prints what glibc prints."""
     values = np.asarray(values, np.float64)
     with np.errstate(invalid="ignore"):
         scaled = values * 10000.0
         fast = (values >= 0) & ~np.signbit(values) & (scaled < 99999.5)
         fast &= np.abs(scaled - np.floor(scaled) - 0.5) > 1e-6
-    q = np.floor(np.where(fast, scaled, 0.0) + 0.5).astype(np.int64)
+    q = np.floor(np.where(fast, scaled, 0.0) + 0.5).astype(np.int32)
+    text = _fixed4_table()[q].view(np.uint8).reshape(*values.shape, 8)
     slow = np.flatnonzero(~fast)
-    other = _slots([_fixed4(v) for v in values[slow].tolist()])
-    text = np.zeros((len(q), max(6, other[0].shape[1])), np.uint8)
-    used = np.zeros(text.shape, bool)
-    text[:, 0] = DIGITS[q // 10000]
+    if len(slow):
+        other = _slots([_fixed4(v) for v in values.ravel()[slow].tolist()])
+        if other.shape[1] > 8:
+            text = np.concatenate(
+                (text, np.zeros((*values.shape, other.shape[1] - 8), np.uint8)), -1
+            )
+        flat = text.reshape(-1, text.shape[-1])
+        flat[slow] = 0
+        flat[slow, : other.shape[1]] = other
+    return text
+
+
+@functools.cache
+def _fixed4_table() -> np.ndarray:
+    """`%6.4f` of n / 10^4 for n below 10^5, each as 8 bytes (6 and two NULs) in one
+    integer, so that formatting a value is one lookup."""
+    n = np.arange(100_000)
+    text = np.zeros((len(n), 8), np.uint8)
+    text[:, 0] = DIGITS[n // 10000]
     text[:, 1] = ord(".")
     for place, power in enumerate((1000, 100, 10, 1), 2):
-        text[:, place] = DIGITS[(q // power) % 10]
-    used[:, :6] = True
-    if len(slow):
-        text[slow], used[slow] = 0, False
-        text[slow, : other[0].shape[1]], used[slow, : other[0].shape[1]] = other
-    return text, used
+        text[:, place] = DIGITS[(n // power) % 10]
+    return text.view(np.uint64).ravel()
+
+
+_FORMATS = {"fixed": _fixed4_slots, "integer": _integer_slots}

@@ -200,7 +200,7 @@ def write_stdout(text: str | Iterable[bytes]) -> int:
             sys.stdout.flush()
             raw = getattr(sys.stdout, "buffer", None)  # none on a test's StringIO
             for block in text:
-                raw.write(block) if raw is not None else sys.stdout.write(block.decode())
+                raw.write(block) if raw is not None else sys.stdout.write(bytes(block).decode())
         sys.stdout.flush()
     except OSError as err:
         _silence_stdout()
