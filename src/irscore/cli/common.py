@@ -90,7 +90,14 @@ def read_inputs(args: argparse.Namespace, qrels_path: str, run_paths: list[str])
         return records
 
     qrels = described(trec.read_qrels_records(qrels_path, args.qrels_format))
-    return qrels, (described(trec.read_run_records(p, args.run_format)) for p in run_paths)
+    return qrels, (described(read_run(args, p)) for p in run_paths)
+
+
+def read_run(args: argparse.Namespace, path: str):
+    """One run as `trec.Records`, in the format the flags name."""
+    from irscore import trec
+
+    return trec.read_run_records(path, args.run_format)
 
 
 def convention_from_args(args: argparse.Namespace) -> Convention:

@@ -15,6 +15,7 @@ from irscore.cli.common import (
     convention_from_args,
     note_not_computed,
     read_inputs,
+    read_run,
     trec_eval_version,
 )
 
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     """The output of `irscore evaluate`: every value is computed before anything is
     printed; trec_eval's text comes as blocks of bytes, formatted as they are written."""
     from irscore import trec_eval_text
+    from irscore.cli import workers
     from irscore.evaluate import evaluate_records
     from irscore.measures import parse_requests
 
@@ -57,14 +59,23 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     if args.M is not None and args.M < 1:
         raise UsageError(f"-M takes a positive number of documents, got {args.M}")
     convention = convention_from_args(args)
-    qrels, runs = read_inputs(args, args.qrels, args.runs)
+    qrels, _ = read_inputs(args, args.qrels, [])
+
+    def score(path: str) -> tuple:
+        """One run read and scored: (its description under --verbose, runid, the values)."""
+        run = read_run(args, path)
+        runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
+        described = run.describe() if args.verbose else None
+        return described, runid, *evaluate_records(qrels, run, convention, spec, text=text)
+
     out: list[Iterator[bytes]] = []
     results = []
     not_computed: list[str] = []
-    for path, run in zip(args.runs, runs, strict=True):
-        runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
-        values, topics, means, notes = evaluate_records(qrels, run, convention, spec, text=text)
-        del run  # one run's records at a time: the next is read after this one is scored
+    for path, (described, runid, values, topics, means, notes) in zip(
+        args.runs, workers.scored(score, args.runs), strict=True
+    ):
+        if described:
+            print(f"irscore: {described}", file=sys.stderr)
         not_computed += notes.not_computed
         if len(topics) == 0:
             raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")

@@ -1,0 +1,66 @@
+"""Several runs on two worker processes print what one process prints, in the runs' order,
+and a bad run in a worker is the same one-line error."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from irscore.cli import workers
+
+IRSCORE = [sys.executable, "-m", "irscore", "evaluate", "-q", "-m", "all_trec"]
+
+
+@pytest.fixture
+def runs(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"{t} 0 d{d} {d % 3}\n" for t in (1, 2, 3) for d in range(8)))
+    paths = []
+    for k in range(5):  # five runs, each ranking the documents differently
+        path = tmp_path / f"run{k}"
+        lines = [
+            f"{t} Q0 d{(d * (k + 1)) % 11} {d + 1} {10 - d} r{k}"
+            for t in (1, 2, 3)
+            for d in range(10)
+            if not (k == 3 and t == 2)  # one run without topic 2
+        ]
+        path.write_text("\n".join(lines) + "\n")
+        paths.append(str(path))
+    return str(qrels), paths
+
+
+def _irscore(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*IRSCORE, *args], capture_output=True, text=True, check=False)
+
+
+def test_workers_print_the_runs_one_process_prints_in_order(runs):
+    qrels, paths = runs
+    together = _irscore(qrels, *paths)
+    assert together.returncode == 0, together.stderr
+    alone = [_irscore(qrels, path) for path in paths]
+    assert together.stdout == "".join(one.stdout for one in alone)
+    # the runs' tags show the order: r0 .. r4, whatever worker finished first
+    runids = [line.split("\t")[2] for line in together.stdout.splitlines() if "runid" in line]
+    assert runids == [f"r{k}" for k in range(5)]
+
+
+def test_scored_keeps_the_order_and_uses_other_processes(runs):
+    _, paths = runs
+
+    results = list(workers.scored(lambda path: (path, os.getpid()), paths))
+    assert [path for path, _ in results] == paths
+    assert {pid for _, pid in results} - {os.getpid()}  # scored in forked workers
+
+
+def test_a_bad_run_in_a_worker_names_its_file_and_line(runs, tmp_path):
+    qrels, paths = runs
+    bad = tmp_path / "bad"
+    bad.write_text("1 Q0 d1 1 0.5 t\n1 Q0 d2 two 0.4 t\n")
+    done = _irscore(qrels, paths[0], str(bad), paths[1])
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"irscore: error: {bad}:2:")
+    assert "Traceback" not in done.stderr
