@@ -229,11 +229,18 @@ def _docnos(qrels: Frame, run: Frame) -> tuple[pa.Array, pa.Array]:
     readers' records (its docnos were never hashed), else dictionary arrays over one
     shared dictionary in byte order (a DataFrame's docnos come coded already), which
     `joins.join_codes` joins without sorting any string."""
-    if isinstance(run, trec.Records):
+    if isinstance(run, trec.Records) or not _is_categorical(run["docno"]):
         return _strings(qrels, "docno"), _strings(run, "docno")
     codes, labels = _shared_codes(_labelled(qrels, "docno"), _labelled(run, "docno"))
     q_doc, r_doc = (pa.DictionaryArray.from_arrays(trec._arrow(c), labels) for c in codes)
     return q_doc, r_doc
+
+
+def _is_categorical(series: pd.Series) -> bool:
+    """True for a categorical column (a DataFrame's docnos coded already)."""
+    import pandas as pd
+
+    return isinstance(series.dtype, pd.CategoricalDtype)
 
 
 def _strings(frame: Frame, column: str) -> pa.Array:
@@ -247,8 +254,14 @@ def _strings(frame: Frame, column: str) -> pa.Array:
         if not chunks:
             return pa.array([], pa.string())
         return chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)
+    series = frame[column]
+    if not _is_categorical(series) and str(series.dtype) in _ARROW_STRING_TYPES:
+        return trec.one_array(pa.array(series)).cast(pa.string())
     (codes, labels), *_ = _labelled(frame, column)
     return labels.take(trec._arrow(codes))
+
+
+_ARROW_STRING_TYPES = ("str", "string", "string[pyarrow]", "large_string[pyarrow]")
 
 
 def _column(frame: Frame, column: str) -> np.ndarray:

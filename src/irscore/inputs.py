@@ -137,9 +137,15 @@ def _columns(
     else:
         raise InputError(f"{what}: expected a path, a DataFrame or a dict, got {type(table)}")
     ids = [field for field in ("topic", "docno", "tag") if field in columns]
+    plain = "rank" in optional  # a run's docnos may stay plain strings (`_plain_strings`)
+
+    def checked(field: str) -> pd.Categorical | pd.Series:
+        if plain and field == "docno" and _mostly_distinct(columns[field]):
+            return _plain_strings(columns[field], f"{what} {field}")
+        return _strings(columns[field], f"{what} {field}")
+
     with ThreadPoolExecutor(2) as pool:  # Arrow encodes Arrow-backed columns without the GIL
-        coded = pool.map(lambda field: _strings(columns[field], f"{what} {field}"), ids)
-        columns.update(zip(ids, coded, strict=True))
+        columns.update(zip(ids, pool.map(checked, ids), strict=True))
     return columns
 
 
@@ -180,6 +186,8 @@ def _strings(column: pd.Series, what: str) -> pd.Categorical:
         recode, labels = pd.factorize(text)  # 1 and "1" are one id in a TREC file
         codes = recode[codes]
     shown = pa.array(labels, pa.large_string())
+    if not _maybe_blank(shown):
+        return pd.Categorical.from_codes(codes, pd.Index(labels))
     bad = pc.or_(pc.match_substring_regex(shown, _SPACE), pc.equal(shown, ""))
     if pc.any(bad).as_py():
         bad_codes = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
@@ -187,6 +195,50 @@ def _strings(column: pd.Series, what: str) -> pd.Categorical:
         label = shown[int(codes[row])].as_py()
         raise InputError(f"{what} row {row}: {label!r} is empty or contains whitespace")
     return pd.Categorical.from_codes(codes, pd.Index(labels))
+
+
+def _mostly_distinct(column: pd.Series) -> bool:
+    """True for Arrow-backed strings of which a sample of rows is mostly distinct: a run's
+    docnos rarely repeat across topics, and then the evaluation's sort of (topic, docno)
+    beats hashing a million docnos into categories (twice) and sorting them all."""
+    if not _arrow_strings(column.dtype) or len(column) < _SAMPLE:
+        return False
+    values = trec.one_array(pa.array(column))
+    sample = values.take(trec._arrow(np.linspace(0, len(values) - 1, _SAMPLE).astype(np.int64)))
+    return len(pc.unique(sample)) > _SAMPLE // 2
+
+
+def _plain_strings(column: pd.Series, what: str) -> pd.Series:
+    """Arrow-backed ids as they are, row by row, checked as `_strings` checks categories."""
+    values = trec.one_array(pa.array(column))
+    if values.null_count:
+        row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
+        raise InputError(f"{what} row {row}: missing value")
+    if not _maybe_blank(values):
+        return pd.Series(pd.arrays.ArrowExtensionArray(values))
+    bad = pc.or_(pc.match_substring_regex(values, _SPACE), pc.equal(values, ""))
+    if pc.any(bad).as_py():
+        row = int(np.flatnonzero(bad.to_numpy(zero_copy_only=False))[0])
+        raise InputError(
+            f"{what} row {row}: {values[row].as_py()!r} is empty or contains whitespace"
+        )
+    return pd.Series(pd.arrays.ArrowExtensionArray(values))
+
+
+def _maybe_blank(strings: pa.Array) -> bool:
+    """False when no string can be empty or hold whitespace: every byte of the text is
+    printable ASCII (whitespace is a byte up to 0x20 in ASCII, bytes from 0x80 beyond)
+    and every string has a byte. One pass over the bytes instead of a regex per string."""
+    offsets, data = strings.buffers()[1], strings.buffers()[2]
+    kind = np.int64 if pa.types.is_large_string(strings.type) else np.int32
+    ends = np.frombuffer(offsets, kind, len(strings) + 1, strings.offset * np.dtype(kind).itemsize)
+    if len(strings) == 0:
+        return False
+    text = np.frombuffer(data, np.uint8)[ends[0] : ends[-1]] if data is not None else b""
+    return bool((np.diff(ends) == 0).any() or len(text) == 0 or ((text - 0x21) >= 0x5F).any())
+
+
+_SAMPLE = 4096  # rows sampled to tell mostly distinct docnos from a small pool
 
 
 def _arrow_strings(dtype: Any) -> bool:
