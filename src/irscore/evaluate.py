@@ -110,7 +110,7 @@ class Notes:
 Frame = "pd.DataFrame | trec.Records"
 
 
-CHUNK_ROWS = 1 << 19  # run rows per chunk of topics in `evaluate_records`, for runs
+CHUNK_ROWS = 1 << 18  # run rows per chunk of topics in `evaluate_records`, for runs
 WHOLE_ROWS = 1 << 20  # of more rows than this; shorter runs are scored whole (faster)
 THREADED_ROWS = 1 << 18  # from this many run rows, `evaluate` scores two halves on two threads
 
