@@ -441,8 +441,9 @@ def _fast_columns(
     names = [_field(layout, i) for i in range(len(layout.columns))]
     types = {name: _LABEL for name in names}
     types.update({c: pa.float64() for c in ("rank", "score") if c in names})
-    if run_docnos:  # plain strings: no hash per row (the Q0 column is only checked)
-        types.update({name: pa.string() for name in names if name == "docno" or name[0] == "_"})
+    types.update({name: pa.string() for name in names if name[0] == "_"})  # only checked
+    if run_docnos:  # plain strings: no hash per row
+        types["docno"] = pa.string()
     try:
         table = pa_csv.read_csv(
             pa.BufferReader(data),  # zero-copy: a file object would copy every byte
