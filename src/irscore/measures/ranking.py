@@ -157,6 +157,15 @@ class Ranking:
         last = np.searchsorted(key, topic * stride + np.maximum(depth, 0), side="right") - 1
         return np.where((depth > 0) & (last >= self.starts[topic]), last, -1)
 
+    def last_row_at(self, k: int) -> np.ndarray:
+        """`last_row` of every topic at the cut-off k, memoised: P, recall, nDCG and the
+        other cut-off families ask for the same cut-offs (a search per topic each)."""
+        key = ("last_row_at", k)
+        if key not in self.cache:
+            topics = np.arange(len(self.topics))
+            self.cache[key] = self.last_row(topics, np.full(len(topics), k, dtype=np.int64))
+        return self.cache[key]
+
     @cached_property
     def rel(self) -> np.ndarray:
         return self.judged & (self.grade >= self.rel_level)
@@ -279,7 +288,10 @@ class Running:
 
     def at(self, r: Ranking, topic: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """The running sum of each `topic` over its top `depth` ranks (0 for depth 0)."""
-        end = r.last_row(topic, depth)
+        return self._through(r, topic, r.last_row(topic, depth))
+
+    def _through(self, r: Ranking, topic: np.ndarray, end: np.ndarray) -> np.ndarray:
+        """The running sum of each `topic` through row `end` of the ranking (-1: none)."""
         last = np.searchsorted(self.rows, end, side="right") - 1
         found = (end >= 0) & (last >= 0)
         found[found] = self.rows[last[found]] >= r.starts[topic[found]]  # a row of this topic
@@ -288,6 +300,8 @@ class Running:
     def at_cutoff(self, r: Ranking, k: np.ndarray | int) -> np.ndarray:
         """Like `at_cutoff`: each topic's running sum at rank min(k, length)."""
         topics = np.arange(len(r.topics))
+        if np.ndim(k) == 0:
+            return self._through(r, topics, r.last_row_at(int(k)))
         return self.at(r, topics, np.broadcast_to(np.asarray(k, dtype=np.int64), topics.shape))
 
 
@@ -321,8 +335,11 @@ def at_cutoff(
     """
     out = np.zeros(len(r.topics), dtype=np.float64)
     if starts is None:
-        topics = np.arange(len(r.topics))
-        last = r.last_row(topics, np.broadcast_to(np.asarray(k, dtype=np.int64), topics.shape))
+        if np.ndim(k) == 0:
+            last = r.last_row_at(int(k))
+        else:
+            topics = np.arange(len(r.topics))
+            last = r.last_row(topics, np.asarray(k, dtype=np.int64))
         has = last >= 0
         out[has] = cumulative[last[has]]
         return out
