@@ -3,6 +3,8 @@
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from irscore import joins
 
@@ -108,3 +110,36 @@ def test_coded_docnos_join_as_the_strings_do():
                     assert (by_codes.doc[i] < by_codes.doc[j]) == (
                         by_strings.doc[i] < by_strings.doc[j]
                     )
+
+
+def test_packed_keys_order_as_strcmp_by_hand():
+    # Bytes used: "1" and "9" and "a": base 4 (NUL padding is digit 0, then 1, 9, a as
+    # 1, 2, 3), width 2. "1" -> 1*4 + 0 = 4, "19" -> 1*4 + 2 = 6, "9" -> 2*4 = 8,
+    # "a" -> 3*4 = 12; topic 1 adds 1 * 4^2 = 16. So "1" < "19" < "9" < "a", as strcmp.
+    key = joins._packed(np.array([0, 0, 0, 0, 1]), pa.array(["9", "19", "1", "a", "1"]))
+    assert key.tolist() == [8, 6, 4, 12, 20]
+    # A NUL byte, or more than 64 bits of (topic, docno), leaves the strings to Arrow.
+    assert joins._packed(np.array([0]), pa.array(["a\x00"])) is None
+    long = "".join(chr(33 + i) for i in range(90))  # 91 digits a place, 90 places
+    assert joins._packed(np.array([0]), pa.array([long])) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.text("ab9Z_-\u00e9", max_size=6)),
+        min_size=1,
+        max_size=60,
+    ),
+    st.booleans(),
+)
+def test_packed_sort_equals_the_string_sort(rows, long_docnos):
+    """Both sorts give the same stable order, topic starts and pair starts, whatever the
+    docnos' alphabet, lengths, prefixes and repeats (a repeat is a run of equal keys)."""
+    topic = np.array([t for t, _ in rows], dtype=np.int32)
+    tail = "".join(chr(33 + i) for i in range(40)) if long_docnos else ""  # past 64 bits
+    docno = pa.array([d + tail for _, d in rows], pa.string())
+    packed = joins._sorted(topic, docno)
+    strings = joins._sorted_strings(topic, docno)
+    for ours, theirs in zip(packed, strings, strict=True):
+        assert ours.tolist() == theirs.tolist()

@@ -706,6 +706,15 @@ def numpy_view(array: pa.Array) -> np.ndarray:
     return np.frombuffer(data, dtype, count=len(array), offset=array.offset * dtype.itemsize)
 
 
+def numpy_view_offsets(strings: pa.Array) -> np.ndarray:
+    """The offsets of a string array (len + 1 of them, int32 or int64) as a numpy view."""
+    kind = np.int64 if pa.types.is_large_string(strings.type) else np.int32
+    buffer = strings.buffers()[1]
+    if buffer is None:
+        return np.zeros(1, kind)
+    return np.frombuffer(buffer, kind, len(strings) + 1, strings.offset * np.dtype(kind).itemsize)
+
+
 def one_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     """An Arrow array as one contiguous array (a chunked one's chunks combined)."""
     return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
