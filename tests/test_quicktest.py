@@ -1,0 +1,75 @@
+"""trec_eval's own test suite (`make quicktest`, 9.0.8's and 10.0's) through `irscore
+evaluate`, byte for byte.
+
+The inputs, expected outputs and commands are NIST's (tests/golden/quicktest-*/,
+each folder's README says where from); 10.0's commands run under `--compat
+trec_eval10`.
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from irscore.cli import main
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+VERSIONS = {"9.0.8": [], "10.0": ["--compat", "trec_eval10"]}
+XFAIL = {  # not supported yet
+    "9.0.8-4-out.test.aqc",
+    "9.0.8-5-out.test.aqcM",
+    "9.0.8-7-out.test.prefs",
+    "9.0.8-8-out.test.qrels_prefs",
+    "9.0.8-9-out.test.qrels_jg",
+    "9.0.8-10-out.test.meas_params",
+    "9.0.8-11-out.test.aqZ",
+    "10.0-6-out.test.aqc",
+    "10.0-7-out.test.aqcM",
+    "10.0-9-out.test.prefs",
+    "10.0-10-out.test.prefs",
+    "10.0-11-out.test.qrels_prefs",
+    "10.0-12-out.test.qrels_jg",
+    "10.0-13-out.test.qrels_jg",
+    "10.0-14-out.test.meas_params",
+    "10.0-15-out.test.aqZ",
+}
+
+
+def _cases() -> list:
+    """One case per line of each version's commands.tsv: (version, arguments, output)."""
+    cases = []
+    for version in VERSIONS:
+        folder = GOLDEN / f"quicktest-{version}"
+        for number, line in enumerate((folder / "commands.tsv").read_text().splitlines(), 1):
+            output, arguments = line.split("\t")
+            case_id = f"{version}-{number}-{output}"
+            marks = [pytest.mark.xfail(strict=True)] if case_id in XFAIL else []
+            cases.append(pytest.param(version, arguments.split(), output, id=case_id, marks=marks))
+    return cases
+
+
+CASES = _cases()
+
+
+def test_both_quicktests_are_all_here():
+    """11 commands in 9.0.8's Makefile, 15 in 10.0's; every file they name is present."""
+    assert [sum(c.values[0] == v for c in CASES) for v in VERSIONS] == [11, 15]
+    for version, arguments, output in (c.values for c in CASES):
+        folder = GOLDEN / f"quicktest-{version}"
+        assert (folder / output).is_file()
+        assert (folder / arguments[-1]).is_file() and (folder / arguments[-2]).is_file()
+
+
+@pytest.mark.parametrize(("version", "arguments", "output"), CASES)
+def test_quicktest_command(version, arguments, output):
+    """The command's output is the expected file's bytes."""
+    folder = GOLDEN / f"quicktest-{version}"
+    paths = [str(folder / a) if (folder / a).is_file() else a for a in arguments]
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(["evaluate", *VERSIONS[version], *paths])
+    assert status == 0, err.getvalue()
+    assert out.getvalue() == (folder / output).read_text()
