@@ -19,15 +19,11 @@ from irscore.cli import main
 GOLDEN = Path(__file__).resolve().parent / "golden"
 VERSIONS = {"9.0.8": [], "10.0": ["--compat", "trec_eval10"]}
 XFAIL = {  # not supported yet
-    "9.0.8-4-out.test.aqc",
-    "9.0.8-5-out.test.aqcM",
     "9.0.8-7-out.test.prefs",
     "9.0.8-8-out.test.qrels_prefs",
     "9.0.8-9-out.test.qrels_jg",
     "9.0.8-10-out.test.meas_params",
     "9.0.8-11-out.test.aqZ",
-    "10.0-6-out.test.aqc",
-    "10.0-7-out.test.aqcM",
     "10.0-9-out.test.prefs",
     "10.0-10-out.test.prefs",
     "10.0-11-out.test.qrels_prefs",

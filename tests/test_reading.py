@@ -177,8 +177,8 @@ def test_line_numbers_across_blocks(tmp_path, monkeypatch, newline):
     assert [records.line_of(row) for row in range(records.table.num_rows)] == data_lines
     bad = tmp_path / "bad"
     bad.write_bytes(text.replace("2 Q0 d5 5", "2 Q0 d5 five").encode())
-    with pytest.raises(TrecFormatError) as info:
-        read_run(bad)
+    with pytest.raises(TrecFormatError) as info:  # the rank, for tie-break rank
+        trec.read_run_records(bad).check_ranks()
     assert info.value.line_no == lines.index("2 Q0 d5 5 0.95 t") + 1
 
 
