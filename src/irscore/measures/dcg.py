@@ -236,7 +236,18 @@ def _ndcg_cut(r: Ranking, ctx: Context, gain: str, cutoffs: tuple[int, ...]):
     }
 
 
-def ndcg(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+def _mapped(r: Ranking, ctx: Context, family: str, text: str, gain: str) -> np.ndarray:
+    """`family` under a `level=gain` map; levels the map leaves out keep the convention's
+    gain (G's: the grade)."""
+    from irscore.measures import gain_maps  # loaded only when a map is given
+
+    ideal = ideal_of(r, ctx.mistake == "ideal_from_run")
+    return gain_maps.per_topic(r, family, text, lambda g: float(gains_of(g, gain)), ideal)
+
+
+def ndcg(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    if gains is not None:
+        return {f"{_prefix(ctx.gain)}_{gains}": _mapped(r, ctx, "ndcg", gains, ctx.gain)}
     return _ndcg(r, ctx, ctx.gain)
 
 
@@ -252,11 +263,15 @@ def ndcg_exp_cut(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str
     return _ndcg_cut(r, ctx, "exponential", cutoffs)
 
 
-def ndcg_rel(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+def ndcg_rel(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    if gains is not None:
+        return {f"ndcg_rel_{gains}": _mapped(r, ctx, "ndcg_rel", gains, ctx.gain)}
     return {"ndcg_rel": ndcg_over_relevant(r, ctx.gain, ctx.mistake == "ideal_from_run")}
 
 
-def rndcg(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+def rndcg(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    if gains is not None:
+        return {f"Rndcg_{gains}": _mapped(r, ctx, "Rndcg", gains, ctx.gain)}
     return {"Rndcg": ndcg_at_r_levels(r, ctx.gain, ctx.mistake == "ideal_from_run")}
 
 
@@ -264,7 +279,9 @@ def bin_g(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
     return {"binG": binary_g(r)}
 
 
-def g(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+def g(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    if gains is not None:
+        return {f"G_{gains}": _mapped(r, ctx, "G", gains, "linear")}
     return {"G": normalised_gain(r)}
 
 

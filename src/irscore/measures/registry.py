@@ -33,10 +33,14 @@ AGGREGATES = ("mean", "sum", "geometric", "count", "relevant", "none")
 
 @dataclass(frozen=True)
 class Params:
-    """How a family's -m parameters read: `cutoffs` (positive distinct integers, sorted),
-    `multiples` (numbers, sorted), `numbers` (`count` numbers) or `named` (`name=number`
-    pairs of `names`, trec_eval 10's syntax); the last two are kept as their text, since
-    trec_eval names the measure after it; `default` when none are given."""
+    """How a family's -m parameters read, as trec_eval's meas_init.c reads them:
+    `cutoffs` (positive distinct whole numbers, sorted; a decimal cut to its whole
+    part, as atol), `multiples` and `levels` (numbers, sorted, distinct printed
+    names: Rprec_mult's, iprec_at_recall's), `numbers` (`count` numbers, any number
+    of them when None, unsorted), `named` (`name=number` pairs of `names`, trec_eval
+    10's syntax) or `gains` (`level=gain` pairs, the DCG measures'); the last three
+    are kept as their text, since trec_eval names the measure after it; `default`
+    when none are given."""
 
     kind: str
     default: Any = None
@@ -78,6 +82,7 @@ def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
 
 
 _P = Params("named", names=("p",))  # rbp's persistence, `-m rbp.p=0.8`
+_GAINS = Params("gains")  # `-m ndcg.1=3,2=9`: the gain of each level the map names
 
 
 def _nothing(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
@@ -134,7 +139,12 @@ FAMILIES: dict[str, Family] = {
         Family("Rprec", precision.rprec, official=True, expected=expected.rprec),
         Family("bpref", ap.bpref_, official=True),
         Family("recip_rank", precision.recip_rank, official=True, expected=expected.recip_rank),
-        Family("iprec_at_recall", interpolation.iprec_at_recall, official=True),
+        Family(
+            "iprec_at_recall",
+            interpolation.iprec_at_recall,
+            Params("levels", interpolation.RECALL_LEVELS),
+            official=True,
+        ),
         Family(
             "P", precision.precision_at, _cutoffs(), official=True, expected=expected.precision_at
         ),
@@ -157,12 +167,12 @@ FAMILIES: dict[str, Family] = {
         ),
         Family("Rprec_mult", precision.rprec_mult, Params("multiples", RPREC_MULT_CUTOFFS)),
         Family("utility", precision.utility, Params("numbers", count=4)),
-        Family("11pt_avg", interpolation.eleven_point_average),
+        Family("11pt_avg", interpolation.eleven_point_average, Params("numbers")),
         Family("binG", dcg.bin_g),
-        Family("G", dcg.g),
-        Family("ndcg", dcg.ndcg, expected=expected.ndcg),
-        Family("ndcg_rel", dcg.ndcg_rel),
-        Family("Rndcg", dcg.rndcg),
+        Family("G", dcg.g, _GAINS),
+        Family("ndcg", dcg.ndcg, _GAINS, expected=expected.ndcg),
+        Family("ndcg_rel", dcg.ndcg_rel, _GAINS),
+        Family("Rndcg", dcg.rndcg, _GAINS),
         Family("ndcg_cut", dcg.ndcg_cut, _cutoffs(), expected=expected.ndcg_cut),
         Family("ndcg_exp", dcg.ndcg_exp, trec_eval=(), pytrec_eval=(), expected=expected.ndcg_exp),
         Family(
@@ -269,6 +279,8 @@ def compute(
         if name not in spec.families or family.compute is None:
             continue
         form = family.expected if ties == "expected" else family.compute
+        if ties == "expected" and family.params == _GAINS and spec.param(name) is not None:
+            form = None  # the expected forms know the convention's gains, not a map's
         if form is None or (family.text and not text):
             if name != "runid":
                 not_computed.append(name)
@@ -282,6 +294,8 @@ def why_not_computed(name: str, ties: str) -> str:
     family = FAMILIES[name]
     if ties == "expected" and family.expected is None:
         return "has no expected-value form"
+    if ties == "expected" and family.params == _GAINS:
+        return "has no expected-value form with a level=gain map"
     if family.text:
         return "is text, printed only per topic in trec_eval's layout (irscore evaluate -q)"
     return "has no form"

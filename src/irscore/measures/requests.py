@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from irscore.measures.interpolation import level_name
 from irscore.measures.precision import rprec_mult_name
 from irscore.measures.registry import (
     ALL_FAMILIES,
@@ -22,6 +24,9 @@ from irscore.measures.registry import (
     TREC_FAMILIES,
     family_of,
 )
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 class MeasureError(ValueError):
@@ -195,21 +200,24 @@ def _parse_params(name: str, text: str) -> Any:
     kind = PARAMETRISED[name]
     if kind.kind == "cutoffs":
         return _parse_cutoffs(name, text)
-    if kind.kind == "multiples":
-        return _parse_multiples(name, text)
+    if kind.kind in ("multiples", "levels"):
+        return _parse_multiples(name, text, kind.kind)
     if kind.kind == "named":
         return _parse_named(name, text, kind.names)
+    if kind.kind == "gains":
+        return _parse_gains(name, text)
     values = _parse_floats(name, text)
-    if len(values) != kind.count:
+    if kind.count is not None and len(values) != kind.count:
         raise MeasureError(f"{name} takes {kind.count} number(s), got {text!r}")
     return text  # the text: trec_eval names the measure after it
 
 
 def _parse_floats(name: str, text: str) -> tuple[float, ...]:
-    try:
-        values = tuple(float(v) for v in text.split(","))
-    except ValueError:
-        raise MeasureError(f"parameters of {name} must be numbers: {text!r}") from None
+    """Decimal numbers split by commas (`.25` too); trec_eval's atof would read a word as 0."""
+    items = text.split(",")
+    if not all(_NUMBER.fullmatch(item) for item in items):
+        raise MeasureError(f"parameters of {name} must be numbers: {text!r}")
+    values = tuple(float(v) for v in items)
     if not all(np.isfinite(values)):
         raise MeasureError(f"parameters of {name} must be finite numbers: {text!r}")
     return values
@@ -226,21 +234,39 @@ def _parse_named(name: str, text: str, names: tuple[str, ...]) -> str:
     return text
 
 
-def _parse_multiples(name: str, text: str) -> tuple[float, ...]:
-    """Rprec_mult's multiples of R, sorted like trec_eval's; equal printed names refused."""
+def _parse_multiples(name: str, text: str, kind: str) -> tuple[float, ...]:
+    """Rprec_mult's multiples of R or iprec_at_recall's recall levels, sorted like
+    trec_eval's float cut-offs; equal printed names refused (trec_eval prints both)."""
     values = tuple(sorted(_parse_floats(name, text)))
-    names = [rprec_mult_name(v) for v in values]
+    namer = rprec_mult_name if kind == "multiples" else level_name
+    names = [namer(v) for v in values]
     if len(set(names)) != len(names):
-        raise MeasureError(f"multiples of {name} must print distinct names: {text!r}")
+        what = "multiples" if kind == "multiples" else "recall levels"
+        raise MeasureError(f"{what} of {name} must print distinct names: {text!r}")
     return values
 
 
-def _parse_cutoffs(name: str, text: str) -> tuple[int, ...]:
-    """Positive distinct integer cut-offs, sorted ascending as trec_eval sorts them."""
+def _parse_gains(name: str, text: str) -> str:
+    """`level=gain` pairs (m_ndcg.c's): whole levels >= 0, each once, numbers as gains."""
+    from irscore.measures.gain_maps import parse_gains
+
     try:
-        values = tuple(int(v) for v in text.split(","))
-    except ValueError:
-        raise MeasureError(f"cut-offs of {name} must be positive integers: {text!r}") from None
+        parse_gains(text)
+    except ValueError as err:
+        raise MeasureError(f"parameters of {name} are LEVEL=GAIN pairs: {err}") from None
+    return text
+
+
+def _parse_cutoffs(name: str, text: str) -> tuple[int, ...]:
+    """Positive distinct cut-offs, sorted ascending as trec_eval sorts them; a decimal is
+    cut to its whole part (`23.4` is 23), as trec_eval's atol reads it."""
+    items = text.split(",")
+    if not all(_DECIMAL.fullmatch(item) for item in items):  # atol reads 1e3 as 1
+        raise MeasureError(f"cut-offs of {name} must be positive numbers: {text!r}")
+    values = tuple(int(float(v)) for v in items)
     if any(v < 1 for v in values) or len(set(values)) != len(values):
-        raise MeasureError(f"cut-offs of {name} must be positive and distinct: {text!r}")
+        raise MeasureError(
+            f"cut-offs of {name} must be positive and distinct (decimals are cut to their "
+            f"whole part, as trec_eval does): {text!r}"
+        )
     return tuple(sorted(values))
