@@ -22,13 +22,11 @@ XFAIL = {  # not supported yet
     "9.0.8-7-out.test.prefs",
     "9.0.8-8-out.test.qrels_prefs",
     "9.0.8-9-out.test.qrels_jg",
-    "9.0.8-11-out.test.aqZ",
     "10.0-9-out.test.prefs",
     "10.0-10-out.test.prefs",
     "10.0-11-out.test.qrels_prefs",
     "10.0-12-out.test.qrels_jg",
     "10.0-13-out.test.qrels_jg",
-    "10.0-15-out.test.aqZ",
 }
 
 

@@ -307,7 +307,7 @@ def test_verbose_states_the_detected_format(tmp_path):
     (tmp_path / "q.csv").write_text("qid,docno,grade\n1,a,0\n1,b,1\n2,c,1\n")
     (tmp_path / "r.gz").write_bytes(gzip.compress(RUN.encode()))
     status, _, err = run_cli(
-        "evaluate", "-v", "-m", "P.1", str(tmp_path / "q.csv"), str(tmp_path / "r.gz")
+        "evaluate", "--verbose", "-m", "P.1", str(tmp_path / "q.csv"), str(tmp_path / "r.gz")
     )
     assert status == 0
     csv = "CSV with a header (columns: topic, docno, grade)"

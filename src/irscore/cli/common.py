@@ -75,7 +75,7 @@ def add_input_flags(parser: argparse.ArgumentParser) -> None:
         "`qid docno` list in ranked order (default: detected from the first line)",
     )
     parser.add_argument(
-        "-v", "--verbose", action="store_true", help="say how each input was read, on stderr"
+        "--verbose", action="store_true", help="say how each input was read, on stderr"
     )
 
 

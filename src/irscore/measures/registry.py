@@ -14,6 +14,7 @@ is derived from here, so adding a measure is one declaration in this file.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -269,6 +270,8 @@ def compute(
     layout); without it they are left out, as a long table cannot hold them.
     """
     ctx = ctx or Context()
+    if spec.collection_size:
+        ctx = dataclasses.replace(ctx, collection_size=spec.collection_size)
     out: dict[str, np.ndarray] = {}
     not_computed: list[str] = []
     if ties == "expected":

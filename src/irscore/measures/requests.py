@@ -43,13 +43,16 @@ class MeasureSpec:
     parameters are given and plain `utility` when they are not.
     """
 
-    __slots__ = ("_params", "families")
+    __slots__ = ("_params", "collection_size", "families")
 
-    def __init__(self, families: Iterable[str] | None = None, **params: Any):
+    def __init__(
+        self, families: Iterable[str] | None = None, collection_size: int = 0, **params: Any
+    ):
         unknown = sorted(set(params) - set(PARAMETRISED))
         if unknown:
             raise TypeError(f"MeasureSpec: no parameters for {', '.join(unknown)}")
         self.families = frozenset(TREC_FAMILIES if families is None else families)
+        self.collection_size = collection_size  # trec_eval's -N (utility's d weight)
         self._params = tuple(sorted(params.items()))
 
     def param(self, family: str) -> Any:
@@ -65,15 +68,20 @@ class MeasureSpec:
 
     def with_families(self, families: Iterable[str]) -> MeasureSpec:
         """The same parameters for other families."""
-        return MeasureSpec(families, **dict(self._params))
+        return MeasureSpec(families, self.collection_size, **dict(self._params))
+
+    def with_collection_size(self, size: int) -> MeasureSpec:
+        """The same request with the collection's size (trec_eval's -N)."""
+        return MeasureSpec(self.families, size, **dict(self._params))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MeasureSpec):
             return NotImplemented
-        return (self.families, self._params) == (other.families, other._params)
+        mine = (self.families, self.collection_size, self._params)
+        return mine == (other.families, other.collection_size, other._params)
 
     def __hash__(self) -> int:
-        return hash((self.families, self._params))
+        return hash((self.families, self.collection_size, self._params))
 
     def __repr__(self) -> str:
         params = "".join(f", {name}={value!r}" for name, value in self._params)
