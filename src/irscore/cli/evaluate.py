@@ -134,6 +134,11 @@ def _check_trec_eval_flags(args: argparse.Namespace) -> None:
         raise UsageError("the qrels file and at least one run are required")
     if args.T != "trec_results":
         raise UsageError(f"-T {args.T}: the one results format is trec_results")
+    if args.D is not None and "." in args.D:  # trec_eval: debug that one topic only
+        raise UsageError(
+            f"-D {args.D}: trec_eval's one-topic debugging is not reproduced "
+            "(give a run with only that topic)"
+        )
     if args.D is not None:
         print(
             "irscore: note: -D accepted; trec_eval's debug traces are not reproduced",
