@@ -18,16 +18,6 @@ from irscore.cli import main
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 VERSIONS = {"9.0.8": [], "10.0": ["--compat", "trec_eval10"]}
-XFAIL = {  # not supported yet
-    "9.0.8-7-out.test.prefs",
-    "9.0.8-8-out.test.qrels_prefs",
-    "9.0.8-9-out.test.qrels_jg",
-    "10.0-9-out.test.prefs",
-    "10.0-10-out.test.prefs",
-    "10.0-11-out.test.qrels_prefs",
-    "10.0-12-out.test.qrels_jg",
-    "10.0-13-out.test.qrels_jg",
-}
 
 
 def _cases() -> list:
@@ -38,8 +28,7 @@ def _cases() -> list:
         for number, line in enumerate((folder / "commands.tsv").read_text().splitlines(), 1):
             output, arguments = line.split("\t")
             case_id = f"{version}-{number}-{output}"
-            marks = [pytest.mark.xfail(strict=True)] if case_id in XFAIL else []
-            cases.append(pytest.param(version, arguments.split(), output, id=case_id, marks=marks))
+            cases.append(pytest.param(version, arguments.split(), output, id=case_id))
     return cases
 
 

@@ -48,6 +48,13 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument(
         "-D", metavar="LEVEL", help="accepted; trec_eval's debug traces are not reproduced"
     )
+    parser.add_argument(
+        "-R",
+        choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"),
+        default="qrels",
+        help="the judgments' format: qrels, preferences, a qrels read as preferences, "
+        "or a qrels of judgment groups",
+    )
     parser.add_argument("-n", action="store_true", help="no summary (the `all` lines)")
     parser.add_argument(
         "-m", action="append", metavar="MEASURE", help="trec_eval measure request, e.g. P.5,10"
@@ -62,8 +69,6 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     """The output of `irscore evaluate`: every value is computed before anything is
     printed; trec_eval's text comes as blocks of bytes, formatted as they are written."""
     from irscore import trec_eval_text
-    from irscore.cli import workers
-    from irscore.evaluate import evaluate_records
     from irscore.measures import parse_requests
 
     if args.v:
@@ -71,7 +76,8 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         return ""
     _check_trec_eval_flags(args)
     _arrow_memory_back_to_the_system()
-    spec, missing = parse_requests(args.m or [], trec_eval_version(args))
+    kind = JUDGMENT_KINDS[args.R]
+    spec, missing = parse_requests(args.m or [], trec_eval_version(args), kind)
     spec = spec.with_collection_size(args.N)
     text = args.format == "trec"
     if text and not args.q:
@@ -84,24 +90,29 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         from irscore.zscores import read_zscores
 
         zscores = read_zscores(args.Z)
-    qrels, runs = read_inputs(args, args.qrels, args.runs)
+    if args.R == "qrels":
+        qrels, runs = read_inputs(args, args.qrels, args.runs)
+    else:
+        qrels, runs = _other_judgments(args, convention)
     out: list[Iterator[bytes]] = []
     results = []
     not_computed: list[str] = []
     for path, run in zip(args.runs, runs, strict=True):
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
-        values, topics, means, notes = evaluate_records(qrels, run, convention, spec, text=text)
+        values, topics, means, without_run, notes = _scored(
+            args.R, qrels, run, convention, spec, text
+        )
         del run  # one run's records at a time: the next is read after this one is scored
         if zscores is not None:
-            values, means = _as_zscores(zscores, values, topics, means, notes, convention)
-        not_computed += notes.not_computed
+            values, means = _as_zscores(zscores, values, topics, means, without_run, convention)
+        not_computed += notes
         if len(topics) == 0:
             raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
         results.append((runid, values, topics, means))
         if args.format == "trec":
             in_run = set(topics)
             if convention.missing_topics == "mean_only":  # trec_eval 9: no line for them
-                in_run -= set(notes.qrels_topics_without_run)
+                in_run -= set(without_run)
             out.append(
                 trec_eval_text.lines(
                     values,
@@ -150,7 +161,72 @@ def _check_trec_eval_flags(args: argparse.Namespace) -> None:
         raise UsageError(f"-N takes the number of documents in the collection, got {args.N}")
 
 
-def _as_zscores(zscores, values, topics, means, notes, convention):
+# trec_eval's -R: the judgments' format, and the kind of judgments its measures read
+JUDGMENT_KINDS = {
+    "qrels": "qrels",
+    "prefs": "prefs",
+    "qrels_prefs": "prefs",
+    "qrels_jg": "qrels_jg",
+}
+# the convention's decisions the preference measures do not read (their ranking is
+# form_prefs_counts.c's, their levels the judgments' own)
+PREFS_IGNORE = (
+    "tie_break",
+    "ties",
+    "rel_level",
+    "grades",
+    "gain",
+    "interpolation",
+    "no_relevant_topics",
+    "duplicates",
+    "mistake",
+)
+
+
+def _other_judgments(args: argparse.Namespace, convention):
+    """-R prefs, qrels_prefs or qrels_jg: those judgments and the runs, read one at a
+    time; for prefs, a note naming the convention's decisions they do not read."""
+    from irscore import trec
+
+    if args.R == "qrels_jg":
+        from irscore.judgment_groups import read_qrels_jg
+
+        judgments = read_qrels_jg(args.qrels)
+    else:
+        from irscore.conventions import Convention
+        from irscore.prefs import read_prefs
+
+        judgments = read_prefs(args.qrels, qrels=args.R == "qrels_prefs")
+        reference = Convention()
+        ignored = [f for f in PREFS_IGNORE if getattr(convention, f) != getattr(reference, f)]
+        if ignored:
+            print(
+                f"irscore: note: the preference measures do not read {', '.join(ignored)} "
+                "(their order is trec_eval's prefs order, their levels the judgments')",
+                file=sys.stderr,
+            )
+    return judgments, (trec.read_run_records(p, args.run_format) for p in args.runs)
+
+
+def _scored(form: str, judgments, run, convention, spec, text: bool):
+    """(values, topics, `all` values, -c's topics without results, families not computed)
+    of one run against the judgments of -R `form`."""
+    if form == "qrels":
+        from irscore.evaluate import evaluate_records
+
+        values, topics, means, notes = evaluate_records(judgments, run, convention, spec, text=text)
+        return values, topics, means, notes.qrels_topics_without_run, notes.not_computed
+    if form == "qrels_jg":
+        from irscore import judgment_groups
+
+        return judgment_groups.evaluate(judgments, run, convention, spec)
+    from irscore import prefs
+
+    values, topics, means, without_run = prefs.evaluate(judgments, run, convention, spec)
+    return values, topics, means, without_run, []
+
+
+def _as_zscores(zscores, values, topics, means, without_run, convention):
     """-Z: the per-topic values as z-scores and their `all` values (texts unchanged)."""
     import numpy as np
 
@@ -161,7 +237,7 @@ def _as_zscores(zscores, values, topics, means, notes, convention):
     values = z.convert(zscores, values, topics, text)
     counted, missing = np.ones(len(topics), dtype=bool), 0
     if convention.missing_topics == "mean_only":  # trec_eval 9: not in the sum
-        counted = ~np.isin(topics, list(notes.qrels_topics_without_run))
+        counted = ~np.isin(topics, list(without_run))
         missing = int((~counted).sum())
     return values, z.means(values, means, counted, missing, convention.complete)
 

@@ -22,7 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from irscore.measures import ap, counts, dcg, expected, interpolation, precision, strings
+from irscore.measures import (
+    ap,
+    avgjg,
+    counts,
+    dcg,
+    expected,
+    interpolation,
+    precision,
+    prefs,
+    strings,
+)
 from irscore.measures.ranking import Context, Ranking
 
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -61,7 +71,11 @@ class Family:
     values exist (not for the geometric means); `printed_per_topic`: trec_eval
     prints them with -q. `text`: the per-topic values are strings (object arrays
     of str), computed only when `compute` is asked for them.
-    `trec_eval`: the major versions of trec_eval computing it (its all_trec).
+    `trec_eval`: the major versions of trec_eval computing it in its all_trec.
+    `judgments`: what the measure is computed from: a qrels (`qrels`), trec_eval's
+    preferences (`prefs`: -R prefs or -R qrels_prefs; `compute` then takes the
+    topics' `irscore.prefs.TopicPrefs`) or judgment groups (`qrels_jg`: computed
+    per group as a topic, `irscore.judgment_groups` averages the groups).
     """
 
     name: str
@@ -76,6 +90,7 @@ class Family:
     official: bool = False
     pytrec_eval: bool = True
     expected: Callable[[expected.Tied, Context, Any], dict[str, np.ndarray]] | None = None
+    judgments: str = "qrels"
 
 
 def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
@@ -195,6 +210,58 @@ FAMILIES: dict[str, Family] = {
         Family(
             "num_nonrel_judged_ret", counts.num_nonrel_judged_ret, aggregate="sum", integer=True
         ),
+        *(
+            Family(
+                name,
+                kernel,
+                aggregate="sum" if count else "mean",
+                integer=count,
+                trec_eval=(),
+                pytrec_eval=False,
+                judgments="prefs",
+            )
+            for name, kernel, count in (
+                ("prefs_num_prefs_poss", prefs.num_prefs_poss, True),
+                ("prefs_num_prefs_ful", prefs.num_prefs_ful, True),
+                ("prefs_num_prefs_ful_ret", prefs.num_prefs_ful_ret, True),
+                ("prefs_simp", prefs.simp, False),
+                ("prefs_pair", prefs.pair, False),
+                ("prefs_avgjg", prefs.avgjg, False),
+                ("prefs_avgjg_Rnonrel", prefs.avgjg_rnonrel, False),
+                ("prefs_simp_ret", prefs.simp_ret, False),
+                ("prefs_pair_ret", prefs.pair_ret, False),
+                ("prefs_avgjg_ret", prefs.avgjg_ret, False),
+                ("prefs_avgjg_Rnonrel_ret", prefs.avgjg_rnonrel_ret, False),
+                ("prefs_simp_imp", prefs.simp_imp, False),
+                ("prefs_pair_imp", prefs.pair_imp, False),
+                ("prefs_avgjg_imp", prefs.avgjg_imp, False),
+            )
+        ),
+        Family(
+            "map_avgjg",
+            avgjg.map_avgjg,
+            trec_eval=(),
+            pytrec_eval=False,
+            expected=avgjg.expected_map_avgjg,
+            judgments="qrels_jg",
+        ),
+        Family(
+            "P_avgjg",
+            avgjg.p_avgjg,
+            _cutoffs(),
+            trec_eval=(),
+            pytrec_eval=False,
+            expected=avgjg.expected_p_avgjg,
+            judgments="qrels_jg",
+        ),
+        Family(
+            "Rprec_mult_avgjg",
+            avgjg.rprec_mult_avgjg,
+            Params("multiples", RPREC_MULT_CUTOFFS),
+            trec_eval=(),
+            pytrec_eval=False,
+            judgments="qrels_jg",
+        ),
         Family("rbp", dcg.rbp, _P, trec_eval=(10,), pytrec_eval=()),
         Family("rbp_resid", dcg.rbp_residual, _P, trec_eval=(10,), pytrec_eval=()),
         Family("unj", counts.unjudged, _cutoffs((5, 10, 20)), trec_eval=(10,), pytrec_eval=()),
@@ -216,8 +283,44 @@ OFFICIAL = tuple(name for name, f in FAMILIES.items() if f.official)
 ALL_TREC = {v: tuple(name for name, f in FAMILIES.items() if v in f.trec_eval) for v in (9, 10)}
 IMPLEMENTED = frozenset(name for name, f in FAMILIES.items() if f.compute is not None)
 TEXT_FAMILIES = frozenset(name for name, f in FAMILIES.items() if f.text)
-# the families a long table can hold (runid and the texts are lines of the text output only)
-ALL_FAMILIES = IMPLEMENTED - {"runid"} - TEXT_FAMILIES
+# what each kind of judgments computes (runid and num_q: every kind)
+JUDGMENTS = {
+    kind: frozenset(n for n, f in FAMILIES.items() if f.judgments == kind) | {"runid", "num_q"}
+    for kind in ("qrels", "prefs", "qrels_jg")
+}
+# trec_eval's nicknames of sets of families, for each major version
+NICKNAMES = {
+    "official": OFFICIAL,
+    "all_trec": ALL_TREC,
+    "set": (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+    ),
+    "all_prefs": tuple(n for n in FAMILIES if n in JUDGMENTS["prefs"]),
+    "prefs": (
+        "runid",
+        "num_q",
+        "prefs_num_prefs_poss",
+        "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret",
+        "prefs_simp",
+        "prefs_pair",
+        "prefs_avgjg",
+    ),
+    "qrels_jg": tuple(n for n in FAMILIES if n in JUDGMENTS["qrels_jg"]),
+}
+# the families a long table of a qrels can hold (runid and the texts are lines of the
+# text output only; the preference and judgment-group measures need their own files)
+ALL_FAMILIES = (IMPLEMENTED & JUDGMENTS["qrels"]) - {"runid"} - TEXT_FAMILIES
 # the trec_eval families irscore computes: the default set
 TREC_FAMILIES = frozenset(TREC_ORDER) & ALL_FAMILIES
 PARAMETRISED = {name: f.params for name, f in FAMILIES.items() if f.params is not None}

@@ -18,7 +18,8 @@ from irscore.measures.registry import (
     DEFAULT_CUTOFFS,
     FAMILIES,
     IMPLEMENTED,
-    OFFICIAL,
+    JUDGMENTS,
+    NICKNAMES,
     PARAMETRISED,
     TEXT_FAMILIES,
     TREC_FAMILIES,
@@ -119,9 +120,13 @@ def _param_text(value: Any) -> str:
     return str(value)
 
 
-def parse_requests(requests: Sequence[str], trec_eval: int = 9) -> tuple[MeasureSpec, list[str]]:
+def parse_requests(
+    requests: Sequence[str], trec_eval: int = 9, judgments: str = "qrels"
+) -> tuple[MeasureSpec, list[str]]:
     """trec_eval's -m requests (`map`, `P.5,10`, `all_trec`, ...) as a MeasureSpec;
     `all_trec` means the measures of that major version of trec_eval (9 or 10).
+    `judgments` is trec_eval's -R: the measures computed from other judgments (the
+    preference measures from a qrels, map from prefs) are an error, as in trec_eval.
 
     Returns the spec and the requested families irscore does not compute yet
     (from a nickname such as all_trec), so the caller can say so; naming one
@@ -134,8 +139,8 @@ def parse_requests(requests: Sequence[str], trec_eval: int = 9) -> tuple[Measure
     missing: list[str] = []
     for request in requests or ["official"]:
         name, _, text = request.partition(".")
-        if name in ("official", "all_trec"):
-            group = OFFICIAL if name == "official" else ALL_TREC[trec_eval]
+        if name in NICKNAMES:
+            group = ALL_TREC[trec_eval] if name == "all_trec" else NICKNAMES[name]
             families |= {m for m in group if m in IMPLEMENTED}
             missing += [m for m in group if m not in IMPLEMENTED and m not in missing]
             continue
@@ -147,6 +152,14 @@ def parse_requests(requests: Sequence[str], trec_eval: int = 9) -> tuple[Measure
             if name not in PARAMETRISED:
                 raise MeasureError(f"measure {name} takes no parameters (in -m {request})")
             params.setdefault(name, _parse_params(name, text))
+    other = sorted(families - JUDGMENTS[judgments], key=list(FAMILIES).index)
+    if other:
+        need = FAMILIES[other[0]].judgments
+        flag = "-R prefs or -R qrels_prefs" if need == "prefs" else f"-R {need}"
+        raise MeasureError(
+            f"{', '.join(other)}: computed from other judgments than -R {judgments} "
+            f"gives ({other[0]} needs {flag})"
+        )
     return MeasureSpec(families=frozenset(families), **params), missing
 
 
@@ -165,7 +178,7 @@ def parse_names(names: Sequence[str]) -> tuple[MeasureSpec, list[str], dict[str,
     narrowed: dict[str, set[str]] = {}
     for name in names:
         head, dot, text = name.partition(".")
-        if name in ("official", "all_trec") or head in IMPLEMENTED:
+        if name in NICKNAMES or head in IMPLEMENTED:
             whole.add(head)
             if head in CUTOFF_FAMILIES:  # `P`: its defaults; `P.5,10`: those
                 given = text.split(",") if dot else map(str, MeasureSpec().param(head))
@@ -195,7 +208,7 @@ def parse_names(names: Sequence[str]) -> tuple[MeasureSpec, list[str], dict[str,
 
 def _unknown(name: str) -> str:
     """The error for a measure name irscore does not know, with the close names."""
-    known = sorted(IMPLEMENTED | {"official", "all_trec"}) + [
+    known = sorted(IMPLEMENTED | set(NICKNAMES)) + [
         f"{family}_{k}" for family in CUTOFF_FAMILIES for k in DEFAULT_CUTOFFS
     ]
     close = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
