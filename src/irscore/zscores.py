@@ -56,13 +56,19 @@ def convert(
     topics: np.ndarray,
     text: frozenset[str] = frozenset(),
 ) -> dict[str, np.ndarray]:
-    """The per-topic values as z-scores (the `text` measures, relstring, left as they are)."""
+    """The per-topic values as z-scores (the `text` measures, relstring, left as they are).
+    A geometric mean's per-topic value is trec_eval's log(max(value, 0.00001)): that is
+    what is turned into a z-score (m_gm_map.c, m_gm_bpref.c)."""
+    from irscore.measures import registry
+
     known = {topic for topic, _ in table}
     out = {}
     for measure, column in values.items():
         if measure in text:
             out[measure] = column
             continue
+        if registry.family_of(measure).aggregate == "geometric":
+            column = np.log(np.maximum(column, registry.MIN_GEO_MEAN))
         z = np.full(len(column), MISSING)
         for i, (topic, value) in enumerate(zip(topics.tolist(), column.tolist(), strict=True)):
             found = table.get((topic, measure)) if topic in known else None
@@ -88,13 +94,23 @@ def means(
 ) -> dict[str, float]:
     """The `all` values of the z-scores: trec_eval's aggregates of the `counted` topics
     (-c's topics without results: `missing` more in the divisor under trec_eval 9);
-    -c's num_rel stays the count of the whole qrels, as m_num_rel.c takes it."""
+    -c's num_rel stays the count of the whole qrels, as m_num_rel.c takes it; a
+    geometric mean is exp of the mean z-score (of the logs), a missing topic adding
+    log(0.00001) (meas_avg.c)."""
     from irscore.measures import registry
 
     out = {}
     for name, value in before.items():
-        if complete and registry.family_of(name).aggregate == "relevant":
+        how = registry.family_of(name).aggregate
+        if complete and how == "relevant":
             out[name] = value
+        elif how == "geometric":
+            z = np.asarray(values[name])[counted]
+            n = len(z) + missing
+            total = (float(np.cumsum(z)[-1]) if len(z) else 0.0) + missing * math.log(
+                registry.MIN_GEO_MEAN
+            )
+            out[name] = math.exp(total / n) if n else 0.0
         else:
             out[name] = registry.aggregate(name, np.asarray(values[name])[counted], missing)
     return out
