@@ -100,6 +100,14 @@ def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
             f"measures: {', '.join(text)} is text, which a long table cannot hold "
             f"(irscore evaluate -q -m {text[0]} prints it)"
         )
+    other = sorted((families | set(config)) - JUDGMENTS["qrels"], key=list(FAMILIES).index)
+    if other:
+        need = FAMILIES[other[0]].judgments if other[0] in FAMILIES else None
+        if need is not None:
+            raise MeasureError(
+                f"measures: {', '.join(other)} are computed from {need} judgments, not a "
+                f"qrels (irscore evaluate -R {'prefs' if need == 'prefs' else need})"
+            )
     unknown = sorted(set(config) - set(PARAMETRISED))
     if unknown:
         raise MeasureError(f"measures: unknown key(s) {', '.join(unknown)}")
@@ -157,8 +165,8 @@ def parse_requests(
         need = FAMILIES[other[0]].judgments
         flag = "-R prefs or -R qrels_prefs" if need == "prefs" else f"-R {need}"
         raise MeasureError(
-            f"{', '.join(other)}: computed from other judgments than -R {judgments} "
-            f"gives ({other[0]} needs {flag})"
+            f"{', '.join(other)} cannot be computed from -R {judgments} judgments "
+            f"({other[0]} needs {flag})"
         )
     return MeasureSpec(families=frozenset(families), **params), missing
 
