@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     """The output of `irscore evaluate`: every value is computed before anything is
     printed; trec_eval's text comes as blocks of bytes, formatted as they are written."""
     from irscore import trec_eval_text
+    from irscore.cli import workers
     from irscore.measures import parse_requests
 
     if args.v:
@@ -91,18 +92,25 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
 
         zscores = read_zscores(args.Z)
     if args.R == "qrels":
-        qrels, runs = read_inputs(args, args.qrels, args.runs)
+        qrels, _ = read_inputs(args, args.qrels, [])
     else:
-        qrels, runs = _other_judgments(args, convention)
+        qrels = _other_judgments(args, convention)
+
+    def score(path: str) -> tuple:
+        """One run read and scored: (its description under --verbose, runid, the values)."""
+        run = read_run(args, path)
+        runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
+        described = run.describe() if args.verbose else None
+        return described, runid, *_scored(args.R, qrels, run, convention, spec, text)
+
     out: list[Iterator[bytes]] = []
     results = []
     not_computed: list[str] = []
-    for path, run in zip(args.runs, runs, strict=True):
-        runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
-        values, topics, means, without_run, notes = _scored(
-            args.R, qrels, run, convention, spec, text
-        )
-        del run  # one run's records at a time: the next is read after this one is scored
+    for path, (described, runid, values, topics, means, without_run, notes) in zip(
+        args.runs, workers.scored(score, args.runs), strict=True
+    ):
+        if described:
+            print(f"irscore: {described}", file=sys.stderr)
         if zscores is not None:
             values, means = _as_zscores(zscores, values, topics, means, without_run, convention)
         not_computed += notes
@@ -184,10 +192,8 @@ PREFS_IGNORE = (
 
 
 def _other_judgments(args: argparse.Namespace, convention):
-    """-R prefs, qrels_prefs or qrels_jg: those judgments and the runs, read one at a
-    time; for prefs, a note naming the convention's decisions they do not read."""
-    from irscore import trec
-
+    """-R prefs, qrels_prefs or qrels_jg: those judgments; for prefs, a note naming the
+    convention's decisions they do not read."""
     if args.R == "qrels_jg":
         from irscore.judgment_groups import read_qrels_jg
 
@@ -205,7 +211,7 @@ def _other_judgments(args: argparse.Namespace, convention):
                 "(their order is trec_eval's prefs order, their levels the judgments')",
                 file=sys.stderr,
             )
-    return judgments, (trec.read_run_records(p, args.run_format) for p in args.runs)
+    return judgments
 
 
 def _scored(form: str, judgments, run, convention, spec, text: bool):
