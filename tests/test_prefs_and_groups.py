@@ -3,8 +3,6 @@ qrels_jg), worked out by hand (form_prefs_counts.c, m_prefs_*.c, m_*_avgjg.c).""
 
 from __future__ import annotations
 
-import pytest
-
 from irscore.cli import main
 
 # Topic 1, one group, one subgroup: a (2) > b (1) > c, d, e (0). The run ranks b, c, a
