@@ -5,9 +5,13 @@ measures (with trec_eval's sort of the levels), and what is refused."""
 from math import log2
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
-from irscore.measures import MeasureError, parse_requests
+from irscore.conventions import Convention
+from irscore.crosscheck import compare, disagreements
+from irscore.measures import MeasureError, MeasureSpec, parse_requests
 from irscore.measures.gain_maps import ideal_gains, sorted_levels
+from tests.test_pytrec_property import collections
 
 
 def close(value):
@@ -131,3 +135,26 @@ def test_gain_map_under_expected_ties_is_not_computed(scores):
     spec, _ = parse_requests(["ndcg.1=3", "P.5"])
     v = scores(QRELS, RUN, spec, ties="expected")
     assert ("1", "P_5") in v and not any(m.startswith("ndcg") for _, m in v)
+
+
+PARAMS = MeasureSpec(
+    families={"iprec_at_recall", "Rprec_mult", "P", "ndcg_cut"},
+    iprec_at_recall=(0.05, 0.25, 0.33, 0.5, 0.9),
+    Rprec_mult=(0.5, 1.5, 3.0),
+    P=(2, 7, 23),
+    ndcg_cut=(3, 23),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections())
+def test_parameters_equal_pytrec_eval(data):
+    """Recall levels, multiples and cut-offs given as parameters: pytrec_eval (trec_eval
+    9's code) computes the same per topic."""
+    qrels, run = data
+    table = compare(qrels, run, PARAMS, Convention())
+    assert {"iprec_at_recall_0.33", "Rprec_mult_3.00", "P_23", "ndcg_cut_23"} <= set(
+        table["measure"]
+    ) or table.empty
+    bad = disagreements(table)
+    assert bad.empty, bad.head(10).to_string()
