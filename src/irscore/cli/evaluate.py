@@ -181,6 +181,7 @@ JUDGMENT_KINDS = {
 PREFS_IGNORE = (
     "tie_break",
     "ties",
+    "unjudged",
     "rel_level",
     "grades",
     "gain",
