@@ -2,7 +2,7 @@
 levels, unsorted 11pt_avg levels, decimal cut-offs, `level=gain` maps for the DCG
 measures (with trec_eval's sort of the levels), and what is refused."""
 
-from math import log2
+from math import log, log2
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -158,3 +158,14 @@ def test_parameters_equal_pytrec_eval(data):
     ) or table.empty
     bad = disagreements(table)
     assert bad.empty, bad.head(10).to_string()
+
+
+def test_dcg_ideal_dcg_and_yaap(scores):
+    v = values(scores, "dcg", "ideal_dcg", "yaap", "dcg.1=3,2=9")
+    # relevant d1 (grade 1) at rank 1, d3 (2) at 3, d5 (1) at 6; ideal grades 3, 2, 1, 1
+    assert v[("1", "dcg")] == close(1 / log2(2) + 2 / log2(4) + 1 / log2(7))
+    assert v[("1", "ideal_dcg")] == close(3 / log2(2) + 2 / log2(3) + 1 / log2(4) + 1 / log2(5))
+    assert v[("1", "dcg_1=3,2=9")] == close(3 / log2(2) + 9 / log2(4) + 3 / log2(7))
+    # yaap: S = 1/1 + 2/3 + 3/6 (AP's numerator), R = 4: log((1 + S) / (1 + R - S))
+    s = 1 + 2 / 3 + 3 / 6
+    assert v[("1", "yaap")] == close(log((1 + s) / (1 + 4 - s)))

@@ -57,7 +57,7 @@ def test_schema_accepts_every_family_and_parameter_and_rejects_unknown_ones():
         "Rprec_mult": [0.5, 1.5],
         "iprec_at_recall": [0.25, 0.5],
         "11pt_avg": [0.5, 0.25],
-        **{name: {1: 3, 2: 9.5} for name in ("G", "ndcg", "ndcg_rel", "Rndcg")},
+        **{name: {1: 3, 2: 9.5} for name in ("G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg")},
         "utility": [1, -1, 0, 0],
         "set_F": 0.5,
         "rbp": {"p": 0.8},

@@ -251,6 +251,21 @@ def ndcg(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
     return _ndcg(r, ctx, ctx.gain)
 
 
+def dcg_of(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    """trec_eval 10's dcg: the DCG that nDCG divides (m_ndcg.c)."""
+    if gains is not None:
+        return {f"dcg_{gains}": _mapped(r, ctx, "dcg", gains, ctx.gain)}
+    return {"dcg": dcg(r, ctx.gain)}
+
+
+def ideal_dcg_of(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    """trec_eval 10's ideal_dcg: the DCG of the ideal ranking that nDCG divides by."""
+    if gains is not None:
+        return {f"ideal_dcg_{gains}": _mapped(r, ctx, "ideal_dcg", gains, ctx.gain)}
+    ideal = ideal_of(r, ctx.mistake == "ideal_from_run")
+    return {"ideal_dcg": ideal_dcg(ideal, ctx.gain)}
+
+
 def ndcg_exp(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
     return _ndcg(r, ctx, "exponential")
 

@@ -175,7 +175,24 @@ def _g(t: _Topic) -> float:
     return total / ideal_total if ideal_total > 0.0 else 0.0
 
 
-MEASURES = {"ndcg": _ndcg, "ndcg_rel": _ndcg_rel, "Rndcg": _rndcg, "G": _g}
+def _dcg(t: _Topic) -> float:
+    dcg = t.dcg()
+    return float(dcg[-1]) if len(dcg) else 0.0
+
+
+def _ideal_dcg(t: _Topic) -> float:
+    ideal = t.ideal_dcg()
+    return float(ideal[-1]) if len(ideal) else 0.0
+
+
+MEASURES = {
+    "ndcg": _ndcg,
+    "dcg": _dcg,
+    "ideal_dcg": _ideal_dcg,
+    "ndcg_rel": _ndcg_rel,
+    "Rndcg": _rndcg,
+    "G": _g,
+}
 
 
 def per_topic(
