@@ -161,11 +161,12 @@ def test_parameters_equal_pytrec_eval(data):
 
 
 def test_dcg_ideal_dcg_and_yaap(scores):
-    v = values(scores, "dcg", "ideal_dcg", "yaap", "dcg.1=3,2=9")
+    v = values(scores, "dcg", "ideal_dcg", "yaap")
+    mapped = values(scores, "dcg.1=3,2=9")  # one family, one set of parameters
     # relevant d1 (grade 1) at rank 1, d3 (2) at 3, d5 (1) at 6; ideal grades 3, 2, 1, 1
     assert v[("1", "dcg")] == close(1 / log2(2) + 2 / log2(4) + 1 / log2(7))
     assert v[("1", "ideal_dcg")] == close(3 / log2(2) + 2 / log2(3) + 1 / log2(4) + 1 / log2(5))
-    assert v[("1", "dcg_1=3,2=9")] == close(3 / log2(2) + 9 / log2(4) + 3 / log2(7))
+    assert mapped[("1", "dcg_1=3,2=9")] == close(3 / log2(2) + 9 / log2(4) + 3 / log2(7))
     # yaap: S = 1/1 + 2/3 + 3/6 (AP's numerator), R = 4: log((1 + S) / (1 + R - S))
     s = 1 + 2 / 3 + 3 / 6
     assert v[("1", "yaap")] == close(log((1 + s) / (1 + 4 - s)))
