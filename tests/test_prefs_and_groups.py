@@ -56,9 +56,12 @@ def test_preferences_in_one_subgroup(tmp_path, capsys):
     assert close(v[("1", "prefs_simp_ret")], 1 / 3)  # of b>c, a>b, a>c
     assert close(v[("1", "prefs_simp_imp")], 5 / 7)  # no pair has both unretrieved
     assert close(v[("1", "prefs_avgjg")], 5 / 7)  # one group
+    assert close(v[("1", "prefs_avgjg_ret")], 1 / 3)
+    assert close(v[("1", "prefs_avgjg_imp")], 5 / 7)
     # pairs: (b,c) 1, (b,a) 0, (c,a) 0, (b,d) 1, (b,e) 1, (a,d) 1, (a,e) 1: 5 of 7
     assert close(v[("1", "prefs_pair")], 5 / 7)
     assert close(v[("1", "prefs_pair_ret")], 1 / 3)
+    assert close(v[("1", "prefs_pair_imp")], 5 / 7)  # no pair of two unretrieved
     # Rnonrel: N = 3 non-relevant > R = 2: only c and d (the first 2 by docid) count;
     # a > b lost, a > c lost, a > d won, b > c won, b > d won, and (trec_eval's last class
     # set against itself) c>c lost, c>d won, d>c, d>d, e>c, e>d lost: 4 won of 4 + 7
