@@ -20,6 +20,7 @@ from irscore.measures.registry import (
     CUTOFF_FAMILIES,
     EXPECTED_FAMILIES,
     FAMILIES,
+    JUDGMENTS,
     PARAMETRISED,
     TEXT_FAMILIES,
     TREC_ORDER,
@@ -42,23 +43,28 @@ def _measures_valid(entry: dict) -> bool:
 def test_schema_names_exactly_the_registered_families():
     assert set(MEASURES["properties"]["families"]["items"]["enum"]) == set(ALL_FAMILIES)
     (pattern,) = MEASURES["patternProperties"]
-    assert set(re.fullmatch(r"\^\((.*)\)\$", pattern).group(1).split("|")) == set(CUTOFF_FAMILIES)
-    others = set(PARAMETRISED) - set(CUTOFF_FAMILIES) - TEXT_FAMILIES  # a text: no long table
+    qrels = JUDGMENTS["qrels"]  # the workflow's measures: those a qrels computes
+    cutoffs = set(CUTOFF_FAMILIES) & qrels
+    assert set(re.fullmatch(r"\^\((.*)\)\$", pattern).group(1).split("|")) == cutoffs
+    others = (set(PARAMETRISED) & qrels) - cutoffs - TEXT_FAMILIES  # a text: no long table
     assert set(MEASURES["properties"]) - {"families"} == others
 
 
 def test_schema_accepts_every_family_and_parameter_and_rejects_unknown_ones():
     entry = {
         "families": sorted(ALL_FAMILIES),
-        **{name: [1, 5] for name in CUTOFF_FAMILIES},
+        **{name: [1, 5] for name in CUTOFF_FAMILIES if name in JUDGMENTS["qrels"]},
         "Rprec_mult": [0.5, 1.5],
+        "iprec_at_recall": [0.25, 0.5],
+        "11pt_avg": [0.5, 0.25],
+        **{name: {1: 3, 2: 9.5} for name in ("G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg")},
         "utility": [1, -1, 0, 0],
         "set_F": 0.5,
         "rbp": {"p": 0.8},
         "rbp_resid": {"p": 0.8},
     }
     assert {"Rprec_mult", "utility", "set_F", "relative_P"} <= set(entry)
-    assert set(entry) - {"families"} == set(PARAMETRISED) - TEXT_FAMILIES
+    assert set(entry) - {"families"} == (set(PARAMETRISED) & JUDGMENTS["qrels"]) - TEXT_FAMILIES
     assert _measures_valid(entry)
     spec = spec_from_config(entry)  # what the schema lets through, the registry reads
     assert spec.relative_P == (1, 5) and spec.Rprec_mult == (0.5, 1.5)
@@ -69,6 +75,10 @@ def test_schema_accepts_every_family_and_parameter_and_rejects_unknown_ones():
     assert not _measures_valid({"families": ["map", "bogus"]})
     assert not _measures_valid({"families": ["relstring"]})  # a text: no long table holds it
     assert not _measures_valid({"relstring": 5})
+    # the preference and judgment-group measures need their own files: named, refused
+    for other in ({"families": ["prefs_simp"]}, {"P_avgjg": [5]}):
+        with pytest.raises(MeasureError, match="irscore evaluate -R"):
+            spec_from_config(other)
 
 
 @pytest.mark.parametrize("entry", [{"families": ["map", "relstring"]}, {"relstring": 5}])

@@ -391,7 +391,7 @@ def test_parse_requests_names_and_parameters():
     assert spec.relative_P == (5, 10)
     assert spec.utility == "1,-1,0,0"
     assert parse_requests(["P.10,5"])[0].P == (5, 10)
-    for bad in ("utility.1,-1", "set_F.x", "Rprec_mult.0.201,0.202", "G.1=3", "relstring.5,3"):
+    for bad in ("utility.1,-1", "set_F.x", "Rprec_mult.0.201,0.202", "G.x=3", "relstring.5,3"):
         with pytest.raises(MeasureError):
             parse_requests([bad])
     config = spec_from_config({"Rprec_mult": [1.0, 0.5], "utility": [2, -1, 0, 0], "set_F": 0.5})

@@ -42,6 +42,14 @@ def check_error(info, path, line_no, line):
     return err
 
 
+def read_ranked(path):
+    """A run read for a convention that uses its ranks (tie-break `rank`), which must be
+    whole numbers; trec_eval and every other convention never read them."""
+    records = trec.read_run_records(path)
+    records.check_ranks()
+    return records
+
+
 def read_slowly(reader, path):
     """The same reader with the fast path switched off: every line goes through _slow_columns."""
     with mock.patch.object(trec, "_fast_columns", return_value=None):
@@ -101,7 +109,6 @@ def test_qrels_duplicate_judgment(tmp_path):
 
 RUN_ERRORS = [
     ("too_few", "1 Q0 a 1 0.5 t\n1 Q0 b 2 0.4\n", 2, "1 Q0 b 2 0.4", "expected 6 columns, found 5"),
-    ("too_many", "1 Q0 a 1 0.5 t x\n", 1, "1 Q0 a 1 0.5 t x", "expected 6 columns, found 7"),
     ("score_word", "1 Q0 a 1 0.5 t\n1 Q0 b 2 abc t\n", 2, "1 Q0 b 2 abc t", "score 'abc'"),
     ("score_nan", "1 Q0 a 1 nan t\n", 1, "1 Q0 a 1 nan t", "score 'nan'"),
     ("score_NaN", "1 Q0 a 1 NaN t\n", 1, "1 Q0 a 1 NaN t", "score 'NaN'"),
@@ -146,9 +153,38 @@ RUN_ERRORS = [
 def test_run_errors(tmp_path, text, line_no, line, problem):
     path = write(tmp_path, text)
     with pytest.raises(TrecFormatError) as info:
-        read_run(path)
+        read_ranked(path)
     err = check_error(info, path, line_no, line)
     assert problem in err.problem
+
+
+@pytest.mark.parametrize("rank", ["-", "first", "1.5", "1_0", "nan"])
+def test_rank_not_a_number_read_as_trec_eval_reads_it(tmp_path, rank):
+    """trec_eval never reads the rank: any text is accepted (as 0) unless tie-break `rank`
+    asks for the ranks, and that refusal names the first such line."""
+    path = write(tmp_path, f"1 Q0 a 1 0.5 t\n1 Q0 b {rank} 0.4 t\n1 Q0 c {rank} 0.3 t\n")
+    run = both_paths(read_run, path)
+    assert run["rank"].tolist() == [1, 0, 0]
+    assert trec.read_run_records(path).unread_rank == (2, f"1 Q0 b {rank} 0.4 t")
+    with pytest.raises(TrecFormatError) as info:
+        read_ranked(path)
+    check_error(info, path, 2, f"1 Q0 b {rank} 0.4 t")
+
+
+def test_rank_of_a_ranked_list_must_be_a_number(tmp_path):
+    """Without scores the ranks are the order: a CSV rank that is no number is an error."""
+    path = write(tmp_path, "qid,docno,rank\n1,a,1\n1,b,x\n")
+    with pytest.raises(TrecFormatError) as info:
+        read_run(path)
+    check_error(info, path, 3, "1,b,x")
+
+
+def test_fields_after_the_tag_ignored(tmp_path):
+    """trec_eval ignores what follows the run tag (its results.trunc has 'more junk at end
+    of lines'); on every line, the first too, with tabs or spaces."""
+    path = write(tmp_path, "1 Q0 a 1 0.5 t more junk\n1\tQ0\tb\t2\t0.4\tt\tx\n1 Q0 c 3 0.3 t\n")
+    run = both_paths(read_run, path)
+    assert run["docno"].tolist() == ["a", "b", "c"] and run["tag"].tolist() == ["t"] * 3
 
 
 def test_run_error_on_non_finite_says_finite(tmp_path):
@@ -196,7 +232,7 @@ def test_rank_out_of_range_is_a_format_error(tmp_path):
     line = "1 Q0 b 99999999999999999999 0.5 t"
     path = write(tmp_path, f"1 Q0 a 1 0.9 t\n{line}\n")
     with pytest.raises(TrecFormatError) as info:
-        read_run(path)
+        read_ranked(path)
     err = check_error(info, path, 2, line)
     assert "rank" in err.problem
 
@@ -220,7 +256,7 @@ def test_grade_beyond_2_53_same_on_both_paths(tmp_path):
         (read_qrels, "1 0 a \u0661"),  # ARABIC-INDIC DIGIT ONE as the grade
         (read_qrels, "1 0 a \uff12"),  # FULLWIDTH DIGIT TWO as the grade
         (read_run, "1 Q0 a 1 \u0661.5 t"),  # score
-        (read_run, "1 Q0 a \u0661 0.5 t"),  # rank
+        (read_ranked, "1 Q0 a \u0661 0.5 t"),  # rank
     ],
     ids=["grade_arabic", "grade_fullwidth", "score_arabic", "rank_arabic"],
 )
@@ -478,5 +514,5 @@ def test_underscore_between_digits_only_refused_in_numbers(tmp_path, line, probl
         assert both_paths(read_run, path)["tag"].tolist() == [line.split()[-1]]
         return
     with pytest.raises(TrecFormatError) as info:
-        read_run(path)
+        read_ranked(path)
     assert problem in check_error(info, path, 1, line).problem

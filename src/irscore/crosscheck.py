@@ -22,10 +22,11 @@ from irscore.measures.registry import FAMILIES, PARAMETRISED, PYTREC_EVAL_FAMILI
 TOLERANCE = 1e-9
 COLUMNS = ["topic", "measure", "irscore", "pytrec_eval", "difference", "agrees"]
 # Every family pytrec_eval computes is cross-checked; those whose parameters are numbers
-# (utility, set_F) only with trec_eval's defaults (pytrec_eval names them plainly whatever
-# the parameters, and mis-parses utility's).
+# (utility, set_F, 11pt_avg) or level=gain maps (ndcg, G, ...) only with trec_eval's
+# defaults (pytrec_eval names the first plainly whatever the parameters, mis-parses
+# utility's and aborts on a gain map).
 COMPARABLE = PYTREC_EVAL_FAMILIES
-_LISTED = {name for name, p in PARAMETRISED.items() if p.kind in ("cutoffs", "multiples")}
+_LISTED = {name for name, p in PARAMETRISED.items() if p.kind in ("cutoffs", "multiples", "levels")}
 _CUT_FAMILIES = tuple(name for name in FAMILIES if name in COMPARABLE & _LISTED)
 _PLAIN = tuple(sorted(COMPARABLE - set(_CUT_FAMILIES)))
 _GEOMETRIC = tuple(name for name in COMPARABLE if FAMILIES[name].aggregate == "geometric")
@@ -33,7 +34,7 @@ _GEOMETRIC = tuple(name for name in COMPARABLE if FAMILIES[name].aggregate == "g
 
 def _comparable(spec: MeasureSpec) -> frozenset[str]:
     """The families of `spec` both tools compute under the same names."""
-    numbers = {name for name, p in PARAMETRISED.items() if p.kind == "numbers"}
+    numbers = {name for name, p in PARAMETRISED.items() if p.kind in ("numbers", "gains")}
     with_params = {name for name in numbers if spec.param(name) is not None}
     return spec.families & (COMPARABLE - with_params)
 
@@ -64,7 +65,7 @@ def pytrec_measures(spec: MeasureSpec) -> set[str]:
     for family in _CUT_FAMILIES:
         cutoffs = spec.param(family)
         if family in spec.families and cutoffs:
-            requests.add(f"{family}.{','.join(str(k) for k in cutoffs)}")
+            requests.add(f"{family}.{','.join(repr(k) for k in cutoffs)}")
     return requests
 
 

@@ -730,10 +730,18 @@ def evaluate_records(
     run rows (by default `CHUNK_ROWS` for runs of more than `WHOLE_ROWS`): what is
     built per row then lives for one chunk, so a ten-million-line run needs little
     more memory than its records."""
+    _check_ranks(run, [c])
     if rows is None:
         length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
         rows = CHUNK_ROWS if length > WHOLE_ROWS else None
     return merged([topic_values(p, c, spec, text) for p in prepare_chunks(qrels, run, rows)], c)
+
+
+def _check_ranks(run: Frame, conventions: Sequence[Convention]) -> None:
+    """A run whose rank column held something else than numbers (which trec_eval never
+    reads) is refused by a convention that breaks ties by rank."""
+    if isinstance(run, trec.Records) and any(c.tie_break == "rank" for c in conventions):
+        run.check_ranks()
 
 
 def merged(
@@ -822,6 +830,7 @@ def evaluate(
     has no form for (bpref under expected ties): they have no rows.
     """
     spec = spec or MeasureSpec()
+    _check_ranks(run, conventions)
     name = run_name or _run_tag(run)
     keys = [_ranking_key(c) for c in conventions]
     last_use = {key: i for i, key in enumerate(keys)}

@@ -39,13 +39,15 @@ class Layout:
 
     `columns` names the canonical column of each field in order ("" for a
     field that is ignored, such as the Q0 column); `delimiter` None splits on
-    runs of ASCII whitespace.
+    runs of ASCII whitespace. `extra_fields`: fields after the last are ignored
+    (a TREC run's after the tag: trec_eval's get_trec_results.c skips them).
     """
 
     name: str
     columns: tuple[str, ...]
     delimiter: str | None = None
     header: bool = False
+    extra_fields: bool = False
 
     def describe(self) -> str:
         """The layout in words, for --verbose."""
@@ -57,7 +59,7 @@ class Layout:
         return f"{kind} with {header} (columns: {named})"
 
 
-TREC_RUN = Layout("trec", ("topic", "", "docno", "rank", "score", "tag"))
+TREC_RUN = Layout("trec", ("topic", "", "docno", "rank", "score", "tag"), extra_fields=True)
 TREC_QRELS = Layout("trec", ("topic", "", "docno", "grade"))
 
 
@@ -82,8 +84,9 @@ def detect(first_line: str | None, role: str, forced: str = "auto") -> Layout:
         return TREC_RUN if role == "run" else TREC_QRELS
     if forced != "auto":
         return _layout(forced, first_line, role)
-    if len(split(first_line, None)) == len(_trec(role).columns):
-        return _trec(role)  # TREC's shape wins: its docnos may hold commas
+    fields, trec = len(split(first_line, None)), _trec(role)
+    if fields == len(trec.columns) or (trec.extra_fields and fields > len(trec.columns)):
+        return trec  # TREC's shape wins: its docnos may hold commas
     candidates = []
     for name in ("csv", "tsv") if "\t" in first_line else ("csv", "list"):
         try:
@@ -108,7 +111,7 @@ def _layout(name: str, line: str, role: str) -> Layout:
     if name == "trec":
         fields = split(line, None)
         want = len(_trec(role).columns)
-        if len(fields) != want:
+        if len(fields) != want and not (_trec(role).extra_fields and len(fields) > want):
             raise FormatError(f"a TREC {role} line has {want} fields, this one {len(fields)}")
         return _trec(role)
     delimiter = DELIMITERS.get(name)

@@ -66,6 +66,8 @@ class Records:
 
     `skipped` holds the line numbers of lines without a record (blank lines,
     comments, a header), so a row's line number costs nothing until asked.
+    `unread_rank`: the line number and text of the first line whose rank is not a
+    whole number (trec_eval never reads the rank; such ranks are 0 here), or None.
     """
 
     table: pa.Table
@@ -73,6 +75,16 @@ class Records:
     layout: Layout
     skipped: np.ndarray
     compression: str | None = None
+    unread_rank: tuple[int, str] | None = None
+
+    def check_ranks(self) -> None:
+        """Refuse ranks that are not numbers, for a convention that reads them."""
+        if self.unread_rank is not None:
+            line_no, line = self.unread_rank
+            fields = formats.split(line, self.layout.delimiter)
+            value = fields[self.layout.columns.index("rank")]
+            problem = f"rank {value!r} is not a whole number (tie-break rank reads the ranks)"
+            raise TrecFormatError(self.source, line_no, problem, line)
 
     def line_of(self, row: int) -> int:
         """The 1-based line number of record `row` (0-based)."""
@@ -228,6 +240,7 @@ class _Parser:
         self.offset = 0  # bytes before the current block
         self.skipped: list[np.ndarray] = []
         self.tables: list[pa.Table] = []
+        self.unread_rank: list[tuple[int, str]] = []  # the first line whose rank is no number
 
     def feed(self, block: bytes) -> None:
         """Parse one block of whole lines."""
@@ -295,7 +308,7 @@ class _Parser:
             )
             line_no = first_line + data.count(b"\n", 0, err.start)
             raise _utf8_error(self.name, line_no, raw, moved, offset + line_start) from None
-        return _slow_columns(text, first_line, self.layout, self.name)
+        return _slow_columns(text, first_line, self.layout, self.name, self.unread_rank)
 
     def records(self, compression: str | None) -> Records:
         """Everything fed so far as one table of the role's canonical columns."""
@@ -315,7 +328,8 @@ class _Parser:
         if self.role == "qrels":
             _check_unique_judgments(raw, layout, skipped, self.name)
         table = _canonical(raw, layout, self.role, self.name)
-        return Records(table, self.name, layout, skipped, compression)
+        unread = self.unread_rank[0] if self.unread_rank else None
+        return Records(table, self.name, layout, skipped, compression, unread)
 
 
 def _plain_docnos(table: pa.Table) -> pa.Table:
@@ -535,12 +549,17 @@ def _whole(values: np.ndarray) -> bool:
 
 
 def _slow_columns(
-    text: str, first_line: int, layout: Layout, name: str
+    text: str, first_line: int, layout: Layout, name: str, unread_rank: list | None = None
 ) -> tuple[pa.Table, np.ndarray]:
-    """Split and check every line; raise at the first bad one."""
+    """Split and check every line; raise at the first bad one. A rank that is not a whole
+    number is read as 0 and its line kept in `unread_rank` (when given, and the lines
+    have scores): nothing else reads the rank but tie-break `rank`, which refuses it
+    (`Records.check_ranks`)."""
     width = len(layout.columns)
     columns: list[list] = [[] for _ in range(width)]
     checks = [_CHECKS.get(c) for c in layout.columns]
+    if "score" not in layout.columns:  # the ranks are the order: each must be read
+        unread_rank = None
     skipped = []
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -551,12 +570,18 @@ def _slow_columns(
         if not "".join(fields).strip(" \t\r\f\v") or fields[0].lstrip(" \t\f\v").startswith("#"):
             skipped.append(first_line + index)
             continue
+        if len(fields) > width and layout.extra_fields:
+            fields = fields[:width]
         if len(fields) != width:
             raise TrecFormatError(
                 name, first_line + index, f"expected {width} columns, found {len(fields)}", line
             )
         for column, check, value in zip(columns, checks, fields, strict=True):
             problem = check(value) if check else (None if value else "a field is empty")
+            if problem and check is _check_rank and unread_rank is not None:
+                if not unread_rank:
+                    unread_rank.append((first_line + index, line))
+                value, problem = "0", None
             if problem:
                 raise TrecFormatError(name, first_line + index, problem, line)
             column.append(value)

@@ -43,6 +43,7 @@ def lines(
     per_topic: bool,
     summary: bool = True,
     printed_topics: Collection[str] | None = None,
+    zscores: bool = False,
 ) -> Iterator[bytes | memoryview]:
     """The text of one run under one convention, in trec_eval's order, in blocks of
     bytes, from what `evaluate.evaluate_one` returns (per-topic arrays, topic names,
@@ -51,6 +52,8 @@ def lines(
     Per-topic lines are printed for `printed_topics` only (trec_eval 9 prints
     no line for a topic the run lacks, even under -c). `runid` prints
     trec_eval's runid line. A text measure has per-topic lines only.
+    `zscores` (-Z): every value but the texts and runid is a z-score, named with
+    a `Z` in front and printed `%6.4f`, counts too (meas_print_*.c).
     """
     if per_topic:
         shown = [m for m in values if has_topic_rows(m) and printed_per_topic(m)]
@@ -60,26 +63,41 @@ def lines(
             wanted = set(printed_topics)
             rows = np.array([i for i, t in enumerate(names) if t in wanted], dtype=np.int64)
         if shown and len(rows):
-            yield from _topic_blocks(shown, values, names, rows)
+            yield from _topic_blocks(shown, values, names, rows, zscores)
     if summary:
         text = []
         if runid is not None:
             text.append(f"{'runid':<22s}\tall\t{runid}\n")
         for measure in means:
-            text.append(f"{measure:<22s}\tall\t{format_value(measure, means[measure])}\n")
+            value = means[measure]
+            shown_value = _z_value(value) if zscores else format_value(measure, value)
+            text.append(f"{'Z' if zscores else ''}{measure:<22s}\tall\t{shown_value}\n")
         if text:
             yield "".join(text).encode()
 
 
+def _z_value(value: float) -> str:
+    """`%6.4f` of a z-score: a NaN as glibc prints its sign (`nan` from a file's `nan`
+    mean, `-nan` from a 0/0 value), which `convert_zscores` keeps in the sign bit."""
+    if math.isnan(value):
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6s}"
+    return f"{value:6.4f}"
+
+
 def _topic_blocks(
-    shown: list[str], values: Mapping[str, np.ndarray], names: list[str], rows: np.ndarray
+    shown: list[str],
+    values: Mapping[str, np.ndarray],
+    names: list[str],
+    rows: np.ndarray,
+    zscores: bool = False,
 ) -> Iterator[memoryview]:
     """The per-topic lines of `rows` (topic indices), measure by measure within a topic.
-    Measures of one kind (fixed-point, integer) are formatted together, as a matrix."""
-    labels = _slots([f"{m:<22s}\t" for m in shown])
-    kinds: dict[str, list[int]] = {"fixed": [], "integer": [], "text": []}
+    Measures of one kind (fixed-point, integer, z-score) are formatted together."""
+    labels = _slots([f"{'Z' if zscores and not is_text(m) else ''}{m:<22s}\t" for m in shown])
+    kinds: dict[str, list[int]] = {"fixed": [], "integer": [], "text": [], "z": []}
     for j, m in enumerate(shown):
-        kinds["text" if is_text(m) else "integer" if is_integer(m) else "fixed"].append(j)
+        kind = "integer" if is_integer(m) else "fixed"
+        kinds["text" if is_text(m) else "z" if zscores else kind].append(j)
     width = labels.shape[1] + max(len(t.encode()) for t in names) + 1 + 8
     step = max(1, BLOCK_BYTES // (len(shown) * width))
     for start in range(0, len(rows), step):
@@ -188,4 +206,9 @@ def _fixed4_table() -> np.ndarray:
     return text.view(np.uint64).ravel()
 
 
-_FORMATS = {"fixed": _fixed4_slots, "integer": _integer_slots}
+def _z_slots(values: np.ndarray) -> np.ndarray:
+    """`_z_value` of each z-score (any shape; a last axis of bytes is added)."""
+    return _slots([_z_value(v) for v in values.ravel().tolist()]).reshape(*values.shape, -1)
+
+
+_FORMATS = {"fixed": _fixed4_slots, "integer": _integer_slots, "z": _z_slots}

@@ -75,7 +75,7 @@ def add_input_flags(parser: argparse.ArgumentParser) -> None:
         "`qid docno` list in ranked order (default: detected from the first line)",
     )
     parser.add_argument(
-        "-v", "--verbose", action="store_true", help="say how each input was read, on stderr"
+        "--verbose", action="store_true", help="say how each input was read, on stderr"
     )
 
 
@@ -168,7 +168,7 @@ def user_errors() -> tuple[type[Exception], ...]:
     from irscore.trec import TrecFormatError
 
     errors = [TrecFormatError, DuplicateDocumentError, ConventionError, MeasureError, UsageError]
-    # The workbench commands' errors: a module not loaded cannot have raised its error.
+    # The workbench commands' and -R prefs' errors: a module not loaded cannot have raised it.
     for module, name in WORKBENCH_ERRORS:
         if module in sys.modules:
             errors.append(getattr(sys.modules[module], name))
@@ -176,6 +176,7 @@ def user_errors() -> tuple[type[Exception], ...]:
 
 
 WORKBENCH_ERRORS = (
+    ("irscore.prefs", "PrefsError"),
     ("irscore.explain", "ExplainError"),
     ("irscore.interleave", "InterleaveError"),
     ("irscore.pool", "PoolError"),

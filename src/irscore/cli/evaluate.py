@@ -30,9 +30,31 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="score runs like trec_eval, under any convention",
         description="Score one or more TREC runs; --format trec prints trec_eval's layout.",
     )
-    parser.add_argument("qrels")
-    parser.add_argument("runs", nargs="+", metavar="run")
+    parser.add_argument("qrels", nargs="?")  # optional only for -v, as trec_eval's
+    parser.add_argument("runs", nargs="*", metavar="run")
     parser.add_argument("-q", action="store_true", help="print per-topic values too")
+    parser.add_argument(
+        "-v", action="store_true", help="print trec_eval's version line (on stderr) and stop"
+    )
+    parser.add_argument(
+        "-Z", metavar="FILE", help="z-scores against FILE's per-topic means and stddevs"
+    )
+    parser.add_argument(
+        "-N", type=int, default=0, metavar="N", help="documents in the collection (utility)"
+    )
+    parser.add_argument(
+        "-T", default="trec_results", metavar="FORMAT", help="results format: trec_results"
+    )
+    parser.add_argument(
+        "-D", metavar="LEVEL", help="accepted; trec_eval's debug traces are not reproduced"
+    )
+    parser.add_argument(
+        "-R",
+        choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"),
+        default="qrels",
+        help="the judgments' format: qrels, preferences, a qrels read as preferences, "
+        "or a qrels of judgment groups",
+    )
     parser.add_argument("-n", action="store_true", help="no summary (the `all` lines)")
     parser.add_argument(
         "-m", action="append", metavar="MEASURE", help="trec_eval measure request, e.g. P.5,10"
@@ -48,42 +70,57 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     printed; trec_eval's text comes as blocks of bytes, formatted as they are written."""
     from irscore import trec_eval_text
     from irscore.cli import workers
-    from irscore.evaluate import evaluate_records
     from irscore.measures import parse_requests
 
+    if args.v:
+        print(TREC_EVAL_VERSION[trec_eval_version(args)], file=sys.stderr)
+        return ""
+    _check_trec_eval_flags(args)
     _arrow_memory_back_to_the_system()
-    spec, missing = parse_requests(args.m or [], trec_eval_version(args))
+    kind = JUDGMENT_KINDS[args.R]
+    spec, missing = parse_requests(args.m or [], trec_eval_version(args), kind)
+    spec = spec.with_collection_size(args.N)
     text = args.format == "trec"
     if text and not args.q:
         spec = _without_text(spec, args.m or [])
     if args.M is not None and args.M < 1:
         raise UsageError(f"-M takes a positive number of documents, got {args.M}")
     convention = convention_from_args(args)
-    qrels, _ = read_inputs(args, args.qrels, [])
+    zscores = None
+    if args.Z is not None:
+        from irscore.zscores import read_zscores
+
+        zscores = read_zscores(args.Z)
+    if args.R == "qrels":
+        qrels, _ = read_inputs(args, args.qrels, [])
+    else:
+        qrels = _other_judgments(args, convention)
 
     def score(path: str) -> tuple:
         """One run read and scored: (its description under --verbose, runid, the values)."""
         run = read_run(args, path)
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
         described = run.describe() if args.verbose else None
-        return described, runid, *evaluate_records(qrels, run, convention, spec, text=text)
+        return described, runid, *_scored(args.R, qrels, run, convention, spec, text)
 
     out: list[Iterator[bytes]] = []
     results = []
     not_computed: list[str] = []
-    for path, (described, runid, values, topics, means, notes) in zip(
+    for path, (described, runid, values, topics, means, without_run, notes) in zip(
         args.runs, workers.scored(score, args.runs), strict=True
     ):
         if described:
             print(f"irscore: {described}", file=sys.stderr)
-        not_computed += notes.not_computed
+        if zscores is not None:
+            values, means = _as_zscores(zscores, values, topics, means, without_run, convention)
+        not_computed += notes
         if len(topics) == 0:
             raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
         results.append((runid, values, topics, means))
         if args.format == "trec":
             in_run = set(topics)
             if convention.missing_topics == "mean_only":  # trec_eval 9: no line for them
-                in_run -= set(notes.qrels_topics_without_run)
+                in_run -= set(without_run)
             out.append(
                 trec_eval_text.lines(
                     values,
@@ -93,6 +130,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                     per_topic=args.q,
                     summary=not args.n,
                     printed_topics=in_run,
+                    zscores=zscores is not None,
                 )
             )
     if missing and args.format == "trec":
@@ -101,6 +139,114 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     if args.format == "trec":
         return itertools.chain.from_iterable(out)
     return _table_text(results, convention, args)
+
+
+# What trec_eval -v prints, as the binaries built from the v9.0.8 and v10.0 tags print it
+# (their Makefiles' VERSIONID: 9.0.8's still says 9.0.7).
+TREC_EVAL_VERSION = {9: "trec_eval version 9.0.7", 10: "trec_eval version 10.0-rc3"}
+
+
+def _check_trec_eval_flags(args: argparse.Namespace) -> None:
+    """The files are needed without -v; -T names trec_eval's one results format; -D's
+    traces are not reproduced (said on stderr); -Z prints trec_eval's layout only."""
+    if args.qrels is None or not args.runs:
+        raise UsageError("the qrels file and at least one run are required")
+    if args.T != "trec_results":
+        raise UsageError(f"-T {args.T}: the one results format is trec_results")
+    if args.D is not None and "." in args.D:  # trec_eval: debug that one topic only
+        raise UsageError(
+            f"-D {args.D}: trec_eval's one-topic debugging is not reproduced "
+            "(give a run with only that topic)"
+        )
+    if args.D is not None:
+        print(
+            "irscore: note: -D accepted; trec_eval's debug traces are not reproduced",
+            file=sys.stderr,
+        )
+    if args.Z is not None and args.format != "trec":
+        raise UsageError("-Z prints trec_eval's layout only (--format trec)")
+    if args.N < 0:
+        raise UsageError(f"-N takes the number of documents in the collection, got {args.N}")
+
+
+# trec_eval's -R: the judgments' format, and the kind of judgments its measures read
+JUDGMENT_KINDS = {
+    "qrels": "qrels",
+    "prefs": "prefs",
+    "qrels_prefs": "prefs",
+    "qrels_jg": "qrels_jg",
+}
+# the convention's decisions the preference measures do not read (their ranking is
+# form_prefs_counts.c's, their levels the judgments' own)
+PREFS_IGNORE = (
+    "tie_break",
+    "ties",
+    "unjudged",
+    "rel_level",
+    "grades",
+    "gain",
+    "interpolation",
+    "no_relevant_topics",
+    "duplicates",
+    "mistake",
+)
+
+
+def _other_judgments(args: argparse.Namespace, convention):
+    """-R prefs, qrels_prefs or qrels_jg: those judgments; for prefs, a note naming the
+    convention's decisions they do not read."""
+    if args.R == "qrels_jg":
+        from irscore.judgment_groups import read_qrels_jg
+
+        judgments = read_qrels_jg(args.qrels)
+    else:
+        from irscore.conventions import Convention
+        from irscore.prefs import read_prefs
+
+        judgments = read_prefs(args.qrels, qrels=args.R == "qrels_prefs")
+        reference = Convention()
+        ignored = [f for f in PREFS_IGNORE if getattr(convention, f) != getattr(reference, f)]
+        if ignored:
+            print(
+                f"irscore: note: the preference measures do not read {', '.join(ignored)} "
+                "(their order is trec_eval's prefs order, their levels the judgments')",
+                file=sys.stderr,
+            )
+    return judgments
+
+
+def _scored(form: str, judgments, run, convention, spec, text: bool):
+    """(values, topics, `all` values, -c's topics without results, families not computed)
+    of one run against the judgments of -R `form`."""
+    if form == "qrels":
+        from irscore.evaluate import evaluate_records
+
+        values, topics, means, notes = evaluate_records(judgments, run, convention, spec, text=text)
+        return values, topics, means, notes.qrels_topics_without_run, notes.not_computed
+    if form == "qrels_jg":
+        from irscore import judgment_groups
+
+        return judgment_groups.evaluate(judgments, run, convention, spec)
+    from irscore import prefs
+
+    values, topics, means, without_run = prefs.evaluate(judgments, run, convention, spec)
+    return values, topics, means, without_run, []
+
+
+def _as_zscores(zscores, values, topics, means, without_run, convention):
+    """-Z: the per-topic values as z-scores and their `all` values (texts unchanged)."""
+    import numpy as np
+
+    from irscore import zscores as z
+    from irscore.measures.registry import TEXT_FAMILIES, family_of
+
+    text = frozenset(m for m in values if family_of(m).name in TEXT_FAMILIES)
+    values = z.convert(zscores, values, topics, text)
+    counted, missing = np.ones(len(topics), dtype=bool), 0
+    if convention.missing_topics == "mean_only":  # trec_eval 9: not in the sum
+        counted = ~np.isin(topics, list(without_run))
+        missing = int((~counted).sum())
+    return values, z.means(values, means, counted, missing, convention.complete)
 
 
 def _without_text(spec: MeasureSpec, requests: list[str]) -> MeasureSpec:

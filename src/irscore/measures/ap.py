@@ -108,3 +108,11 @@ def gm_bpref(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
 
 def infap(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
     return {"infAP": inferred_ap(r)}
+
+
+def yaap(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    """trec_eval 10's yaap (m_yaap.c, Robertson, ECIR 2012): log((1 + S) / (1 + R - S)),
+    S the sum of the precisions at the relevant retrieved ranks (AP's numerator)."""
+    total = per_topic_sum(r, r.precision_at_rel, r.rel_rows)
+    with np.errstate(divide="ignore", invalid="ignore"):  # as C's log
+        return {"yaap": np.log((1.0 + total) / (1.0 + r.num_rel.astype(np.float64) - total))}

@@ -236,8 +236,34 @@ def _ndcg_cut(r: Ranking, ctx: Context, gain: str, cutoffs: tuple[int, ...]):
     }
 
 
-def ndcg(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+def _mapped(r: Ranking, ctx: Context, family: str, text: str, gain: str) -> np.ndarray:
+    """`family` under a `level=gain` map; levels the map leaves out keep the convention's
+    gain (G's: the grade)."""
+    from irscore.measures import gain_maps  # loaded only when a map is given
+
+    ideal = ideal_of(r, ctx.mistake == "ideal_from_run")
+    return gain_maps.per_topic(r, family, text, lambda g: float(gains_of(g, gain)), ideal)
+
+
+def ndcg(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    if gains is not None:
+        return {f"{_prefix(ctx.gain)}_{gains}": _mapped(r, ctx, "ndcg", gains, ctx.gain)}
     return _ndcg(r, ctx, ctx.gain)
+
+
+def dcg_of(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    """trec_eval 10's dcg: the DCG that nDCG divides (m_ndcg.c)."""
+    if gains is not None:
+        return {f"dcg_{gains}": _mapped(r, ctx, "dcg", gains, ctx.gain)}
+    return {"dcg": dcg(r, ctx.gain)}
+
+
+def ideal_dcg_of(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    """trec_eval 10's ideal_dcg: the DCG of the ideal ranking that nDCG divides by."""
+    if gains is not None:
+        return {f"ideal_dcg_{gains}": _mapped(r, ctx, "ideal_dcg", gains, ctx.gain)}
+    ideal = ideal_of(r, ctx.mistake == "ideal_from_run")
+    return {"ideal_dcg": ideal_dcg(ideal, ctx.gain)}
 
 
 def ndcg_exp(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
@@ -252,11 +278,15 @@ def ndcg_exp_cut(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str
     return _ndcg_cut(r, ctx, "exponential", cutoffs)
 
 
-def ndcg_rel(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+def ndcg_rel(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    if gains is not None:
+        return {f"ndcg_rel_{gains}": _mapped(r, ctx, "ndcg_rel", gains, ctx.gain)}
     return {"ndcg_rel": ndcg_over_relevant(r, ctx.gain, ctx.mistake == "ideal_from_run")}
 
 
-def rndcg(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+def rndcg(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    if gains is not None:
+        return {f"Rndcg_{gains}": _mapped(r, ctx, "Rndcg", gains, ctx.gain)}
     return {"Rndcg": ndcg_at_r_levels(r, ctx.gain, ctx.mistake == "ideal_from_run")}
 
 
@@ -264,7 +294,9 @@ def bin_g(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
     return {"binG": binary_g(r)}
 
 
-def g(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+def g(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
+    if gains is not None:
+        return {f"G_{gains}": _mapped(r, ctx, "G", gains, "linear")}
     return {"G": normalised_gain(r)}
 
 

@@ -71,7 +71,7 @@ def utility(r: Ranking, ctx: Context, text: str | None) -> dict[str, np.ndarray]
     a, b, c, d = _float_params(text, UTILITY_DEFAULT)
     num_ret, num_rel, num_rel_ret = r.lengths.astype(np.float64), r.num_rel, r.num_rel_ret
     nonrel_ret, rel_missed = num_ret - num_rel_ret, num_rel - num_rel_ret
-    rest = num_rel_ret - num_ret - num_rel  # + the collection size, which is not known: 0
+    rest = ctx.collection_size + num_rel_ret - num_ret - num_rel  # -N's size, or 0
     value = a * num_rel_ret + b * nonrel_ret + c * rel_missed + d * rest
     return {parameter_name("utility", text): value}
 

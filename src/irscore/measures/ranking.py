@@ -368,9 +368,11 @@ def lookup(cumulative: np.ndarray, starts: np.ndarray, topic: np.ndarray, depth:
 
 @dataclass(frozen=True)
 class Context:
-    """The decisions of a convention that measures read after ranking."""
+    """The decisions of a convention that measures read after ranking, and the size of
+    the collection (trec_eval's -N, which only utility reads; 0 when not given)."""
 
     interpolation: str = "trec_eval9"
     mistake: str | None = None
     gmax: int = 4
     gain: str = "linear"
+    collection_size: int = 0

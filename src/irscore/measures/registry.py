@@ -14,6 +14,7 @@ is derived from here, so adding a measure is one declaration in this file.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from irscore.measures import ap, counts, dcg, expected, interpolation, precision, strings
+from irscore.measures import (
+    ap,
+    avgjg,
+    counts,
+    dcg,
+    expected,
+    interpolation,
+    precision,
+    prefs,
+    strings,
+)
 from irscore.measures.ranking import Context, Ranking
 
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -33,10 +44,14 @@ AGGREGATES = ("mean", "sum", "geometric", "count", "relevant", "none")
 
 @dataclass(frozen=True)
 class Params:
-    """How a family's -m parameters read: `cutoffs` (positive distinct integers, sorted),
-    `multiples` (numbers, sorted), `numbers` (`count` numbers) or `named` (`name=number`
-    pairs of `names`, trec_eval 10's syntax); the last two are kept as their text, since
-    trec_eval names the measure after it; `default` when none are given."""
+    """How a family's -m parameters read, as trec_eval's meas_init.c reads them:
+    `cutoffs` (positive distinct whole numbers, sorted; a decimal cut to its whole
+    part, as atol), `multiples` and `levels` (numbers, sorted, distinct printed
+    names: Rprec_mult's, iprec_at_recall's), `numbers` (`count` numbers, any number
+    of them when None, unsorted), `named` (`name=number` pairs of `names`, trec_eval
+    10's syntax) or `gains` (`level=gain` pairs, the DCG measures'); the last three
+    are kept as their text, since trec_eval names the measure after it; `default`
+    when none are given."""
 
     kind: str
     default: Any = None
@@ -56,7 +71,11 @@ class Family:
     values exist (not for the geometric means); `printed_per_topic`: trec_eval
     prints them with -q. `text`: the per-topic values are strings (object arrays
     of str), computed only when `compute` is asked for them.
-    `trec_eval`: the major versions of trec_eval computing it (its all_trec).
+    `trec_eval`: the major versions of trec_eval computing it in its all_trec.
+    `judgments`: what the measure is computed from: a qrels (`qrels`), trec_eval's
+    preferences (`prefs`: -R prefs or -R qrels_prefs; `compute` then takes the
+    topics' `irscore.prefs.TopicPrefs`) or judgment groups (`qrels_jg`: computed
+    per group as a topic, `irscore.judgment_groups` averages the groups).
     """
 
     name: str
@@ -71,6 +90,7 @@ class Family:
     official: bool = False
     pytrec_eval: bool = True
     expected: Callable[[expected.Tied, Context, Any], dict[str, np.ndarray]] | None = None
+    judgments: str = "qrels"
 
 
 def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
@@ -78,6 +98,7 @@ def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
 
 
 _P = Params("named", names=("p",))  # rbp's persistence, `-m rbp.p=0.8`
+_GAINS = Params("gains")  # `-m ndcg.1=3,2=9`: the gain of each level the map names
 
 
 def _nothing(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
@@ -134,7 +155,12 @@ FAMILIES: dict[str, Family] = {
         Family("Rprec", precision.rprec, official=True, expected=expected.rprec),
         Family("bpref", ap.bpref_, official=True),
         Family("recip_rank", precision.recip_rank, official=True, expected=expected.recip_rank),
-        Family("iprec_at_recall", interpolation.iprec_at_recall, official=True),
+        Family(
+            "iprec_at_recall",
+            interpolation.iprec_at_recall,
+            Params("levels", interpolation.RECALL_LEVELS),
+            official=True,
+        ),
         Family(
             "P", precision.precision_at, _cutoffs(), official=True, expected=expected.precision_at
         ),
@@ -157,12 +183,14 @@ FAMILIES: dict[str, Family] = {
         ),
         Family("Rprec_mult", precision.rprec_mult, Params("multiples", RPREC_MULT_CUTOFFS)),
         Family("utility", precision.utility, Params("numbers", count=4)),
-        Family("11pt_avg", interpolation.eleven_point_average),
+        Family("11pt_avg", interpolation.eleven_point_average, Params("numbers")),
         Family("binG", dcg.bin_g),
-        Family("G", dcg.g),
-        Family("ndcg", dcg.ndcg, expected=expected.ndcg),
-        Family("ndcg_rel", dcg.ndcg_rel),
-        Family("Rndcg", dcg.rndcg),
+        Family("G", dcg.g, _GAINS),
+        Family("dcg", dcg.dcg_of, _GAINS, trec_eval=(), pytrec_eval=()),
+        Family("ideal_dcg", dcg.ideal_dcg_of, _GAINS, trec_eval=(), pytrec_eval=()),
+        Family("ndcg", dcg.ndcg, _GAINS, expected=expected.ndcg),
+        Family("ndcg_rel", dcg.ndcg_rel, _GAINS),
+        Family("Rndcg", dcg.rndcg, _GAINS),
         Family("ndcg_cut", dcg.ndcg_cut, _cutoffs(), expected=expected.ndcg_cut),
         Family("ndcg_exp", dcg.ndcg_exp, trec_eval=(), pytrec_eval=(), expected=expected.ndcg_exp),
         Family(
@@ -184,6 +212,59 @@ FAMILIES: dict[str, Family] = {
         Family(
             "num_nonrel_judged_ret", counts.num_nonrel_judged_ret, aggregate="sum", integer=True
         ),
+        *(
+            Family(
+                name,
+                kernel,
+                aggregate="sum" if count else "mean",
+                integer=count,
+                trec_eval=(),
+                pytrec_eval=False,
+                judgments="prefs",
+            )
+            for name, kernel, count in (
+                ("prefs_num_prefs_poss", prefs.num_prefs_poss, True),
+                ("prefs_num_prefs_ful", prefs.num_prefs_ful, True),
+                ("prefs_num_prefs_ful_ret", prefs.num_prefs_ful_ret, True),
+                ("prefs_simp", prefs.simp, False),
+                ("prefs_pair", prefs.pair, False),
+                ("prefs_avgjg", prefs.avgjg, False),
+                ("prefs_avgjg_Rnonrel", prefs.avgjg_rnonrel, False),
+                ("prefs_simp_ret", prefs.simp_ret, False),
+                ("prefs_pair_ret", prefs.pair_ret, False),
+                ("prefs_avgjg_ret", prefs.avgjg_ret, False),
+                ("prefs_avgjg_Rnonrel_ret", prefs.avgjg_rnonrel_ret, False),
+                ("prefs_simp_imp", prefs.simp_imp, False),
+                ("prefs_pair_imp", prefs.pair_imp, False),
+                ("prefs_avgjg_imp", prefs.avgjg_imp, False),
+            )
+        ),
+        Family(
+            "map_avgjg",
+            avgjg.map_avgjg,
+            trec_eval=(),
+            pytrec_eval=False,
+            expected=avgjg.expected_map_avgjg,
+            judgments="qrels_jg",
+        ),
+        Family(
+            "P_avgjg",
+            avgjg.p_avgjg,
+            _cutoffs(),
+            trec_eval=(),
+            pytrec_eval=False,
+            expected=avgjg.expected_p_avgjg,
+            judgments="qrels_jg",
+        ),
+        Family(
+            "Rprec_mult_avgjg",
+            avgjg.rprec_mult_avgjg,
+            Params("multiples", RPREC_MULT_CUTOFFS),
+            trec_eval=(),
+            pytrec_eval=False,
+            judgments="qrels_jg",
+        ),
+        Family("yaap", ap.yaap, trec_eval=(), pytrec_eval=()),
         Family("rbp", dcg.rbp, _P, trec_eval=(10,), pytrec_eval=()),
         Family("rbp_resid", dcg.rbp_residual, _P, trec_eval=(10,), pytrec_eval=()),
         Family("unj", counts.unjudged, _cutoffs((5, 10, 20)), trec_eval=(10,), pytrec_eval=()),
@@ -205,8 +286,44 @@ OFFICIAL = tuple(name for name, f in FAMILIES.items() if f.official)
 ALL_TREC = {v: tuple(name for name, f in FAMILIES.items() if v in f.trec_eval) for v in (9, 10)}
 IMPLEMENTED = frozenset(name for name, f in FAMILIES.items() if f.compute is not None)
 TEXT_FAMILIES = frozenset(name for name, f in FAMILIES.items() if f.text)
-# the families a long table can hold (runid and the texts are lines of the text output only)
-ALL_FAMILIES = IMPLEMENTED - {"runid"} - TEXT_FAMILIES
+# what each kind of judgments computes (runid and num_q: every kind)
+JUDGMENTS = {
+    kind: frozenset(n for n, f in FAMILIES.items() if f.judgments == kind) | {"runid", "num_q"}
+    for kind in ("qrels", "prefs", "qrels_jg")
+}
+# trec_eval's nicknames of sets of families, for each major version
+NICKNAMES = {
+    "official": OFFICIAL,
+    "all_trec": ALL_TREC,
+    "set": (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+    ),
+    "all_prefs": tuple(n for n in FAMILIES if n in JUDGMENTS["prefs"]),
+    "prefs": (
+        "runid",
+        "num_q",
+        "prefs_num_prefs_poss",
+        "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret",
+        "prefs_simp",
+        "prefs_pair",
+        "prefs_avgjg",
+    ),
+    "qrels_jg": tuple(n for n in FAMILIES if n in JUDGMENTS["qrels_jg"]),
+}
+# the families a long table of a qrels can hold (runid and the texts are lines of the
+# text output only; the preference and judgment-group measures need their own files)
+ALL_FAMILIES = (IMPLEMENTED & JUDGMENTS["qrels"]) - {"runid"} - TEXT_FAMILIES
 # the trec_eval families irscore computes: the default set
 TREC_FAMILIES = frozenset(TREC_ORDER) & ALL_FAMILIES
 PARAMETRISED = {name: f.params for name, f in FAMILIES.items() if f.params is not None}
@@ -259,6 +376,8 @@ def compute(
     layout); without it they are left out, as a long table cannot hold them.
     """
     ctx = ctx or Context()
+    if spec.collection_size:
+        ctx = dataclasses.replace(ctx, collection_size=spec.collection_size)
     out: dict[str, np.ndarray] = {}
     not_computed: list[str] = []
     if ties == "expected":
@@ -269,6 +388,8 @@ def compute(
         if name not in spec.families or family.compute is None:
             continue
         form = family.expected if ties == "expected" else family.compute
+        if ties == "expected" and family.params == _GAINS and spec.param(name) is not None:
+            form = None  # the expected forms know the convention's gains, not a map's
         if form is None or (family.text and not text):
             if name != "runid":
                 not_computed.append(name)
@@ -282,6 +403,8 @@ def why_not_computed(name: str, ties: str) -> str:
     family = FAMILIES[name]
     if ties == "expected" and family.expected is None:
         return "has no expected-value form"
+    if ties == "expected" and family.params == _GAINS:
+        return "has no expected-value form with a level=gain map"
     if family.text:
         return "is text, printed only per topic in trec_eval's layout (irscore evaluate -q)"
     return "has no form"

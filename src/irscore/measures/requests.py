@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from irscore.measures.interpolation import level_name
 from irscore.measures.precision import rprec_mult_name
 from irscore.measures.registry import (
     ALL_FAMILIES,
@@ -16,12 +18,16 @@ from irscore.measures.registry import (
     DEFAULT_CUTOFFS,
     FAMILIES,
     IMPLEMENTED,
-    OFFICIAL,
+    JUDGMENTS,
+    NICKNAMES,
     PARAMETRISED,
     TEXT_FAMILIES,
     TREC_FAMILIES,
     family_of,
 )
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 class MeasureError(ValueError):
@@ -38,13 +44,16 @@ class MeasureSpec:
     parameters are given and plain `utility` when they are not.
     """
 
-    __slots__ = ("_params", "families")
+    __slots__ = ("_params", "collection_size", "families")
 
-    def __init__(self, families: Iterable[str] | None = None, **params: Any):
+    def __init__(
+        self, families: Iterable[str] | None = None, collection_size: int = 0, **params: Any
+    ):
         unknown = sorted(set(params) - set(PARAMETRISED))
         if unknown:
             raise TypeError(f"MeasureSpec: no parameters for {', '.join(unknown)}")
         self.families = frozenset(TREC_FAMILIES if families is None else families)
+        self.collection_size = collection_size  # trec_eval's -N (utility's d weight)
         self._params = tuple(sorted(params.items()))
 
     def param(self, family: str) -> Any:
@@ -60,15 +69,20 @@ class MeasureSpec:
 
     def with_families(self, families: Iterable[str]) -> MeasureSpec:
         """The same parameters for other families."""
-        return MeasureSpec(families, **dict(self._params))
+        return MeasureSpec(families, self.collection_size, **dict(self._params))
+
+    def with_collection_size(self, size: int) -> MeasureSpec:
+        """The same request with the collection's size (trec_eval's -N)."""
+        return MeasureSpec(self.families, size, **dict(self._params))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MeasureSpec):
             return NotImplemented
-        return (self.families, self._params) == (other.families, other._params)
+        mine = (self.families, self.collection_size, self._params)
+        return mine == (other.families, other.collection_size, other._params)
 
     def __hash__(self) -> int:
-        return hash((self.families, self._params))
+        return hash((self.families, self.collection_size, self._params))
 
     def __repr__(self) -> str:
         params = "".join(f", {name}={value!r}" for name, value in self._params)
@@ -86,6 +100,14 @@ def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
             f"measures: {', '.join(text)} is text, which a long table cannot hold "
             f"(irscore evaluate -q -m {text[0]} prints it)"
         )
+    other = sorted((families | set(config)) - JUDGMENTS["qrels"], key=list(FAMILIES).index)
+    if other:
+        need = FAMILIES[other[0]].judgments if other[0] in FAMILIES else None
+        if need is not None:
+            raise MeasureError(
+                f"measures: {', '.join(other)} are computed from {need} judgments, not a "
+                f"qrels (irscore evaluate -R {'prefs' if need == 'prefs' else need})"
+            )
     unknown = sorted(set(config) - set(PARAMETRISED))
     if unknown:
         raise MeasureError(f"measures: unknown key(s) {', '.join(unknown)}")
@@ -106,9 +128,13 @@ def _param_text(value: Any) -> str:
     return str(value)
 
 
-def parse_requests(requests: Sequence[str], trec_eval: int = 9) -> tuple[MeasureSpec, list[str]]:
+def parse_requests(
+    requests: Sequence[str], trec_eval: int = 9, judgments: str = "qrels"
+) -> tuple[MeasureSpec, list[str]]:
     """trec_eval's -m requests (`map`, `P.5,10`, `all_trec`, ...) as a MeasureSpec;
     `all_trec` means the measures of that major version of trec_eval (9 or 10).
+    `judgments` is trec_eval's -R: the measures computed from other judgments (the
+    preference measures from a qrels, map from prefs) are an error, as in trec_eval.
 
     Returns the spec and the requested families irscore does not compute yet
     (from a nickname such as all_trec), so the caller can say so; naming one
@@ -121,8 +147,8 @@ def parse_requests(requests: Sequence[str], trec_eval: int = 9) -> tuple[Measure
     missing: list[str] = []
     for request in requests or ["official"]:
         name, _, text = request.partition(".")
-        if name in ("official", "all_trec"):
-            group = OFFICIAL if name == "official" else ALL_TREC[trec_eval]
+        if name in NICKNAMES:
+            group = ALL_TREC[trec_eval] if name == "all_trec" else NICKNAMES[name]
             families |= {m for m in group if m in IMPLEMENTED}
             missing += [m for m in group if m not in IMPLEMENTED and m not in missing]
             continue
@@ -134,6 +160,14 @@ def parse_requests(requests: Sequence[str], trec_eval: int = 9) -> tuple[Measure
             if name not in PARAMETRISED:
                 raise MeasureError(f"measure {name} takes no parameters (in -m {request})")
             params.setdefault(name, _parse_params(name, text))
+    other = sorted(families - JUDGMENTS[judgments], key=list(FAMILIES).index)
+    if other:
+        need = FAMILIES[other[0]].judgments
+        flag = "-R prefs or -R qrels_prefs" if need == "prefs" else f"-R {need}"
+        raise MeasureError(
+            f"{', '.join(other)} cannot be computed from -R {judgments} judgments "
+            f"({other[0]} needs {flag})"
+        )
     return MeasureSpec(families=frozenset(families), **params), missing
 
 
@@ -152,7 +186,7 @@ def parse_names(names: Sequence[str]) -> tuple[MeasureSpec, list[str], dict[str,
     narrowed: dict[str, set[str]] = {}
     for name in names:
         head, dot, text = name.partition(".")
-        if name in ("official", "all_trec") or head in IMPLEMENTED:
+        if name in NICKNAMES or head in IMPLEMENTED:
             whole.add(head)
             if head in CUTOFF_FAMILIES:  # `P`: its defaults; `P.5,10`: those
                 given = text.split(",") if dot else map(str, MeasureSpec().param(head))
@@ -182,7 +216,7 @@ def parse_names(names: Sequence[str]) -> tuple[MeasureSpec, list[str], dict[str,
 
 def _unknown(name: str) -> str:
     """The error for a measure name irscore does not know, with the close names."""
-    known = sorted(IMPLEMENTED | {"official", "all_trec"}) + [
+    known = sorted(IMPLEMENTED | set(NICKNAMES)) + [
         f"{family}_{k}" for family in CUTOFF_FAMILIES for k in DEFAULT_CUTOFFS
     ]
     close = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
@@ -195,21 +229,24 @@ def _parse_params(name: str, text: str) -> Any:
     kind = PARAMETRISED[name]
     if kind.kind == "cutoffs":
         return _parse_cutoffs(name, text)
-    if kind.kind == "multiples":
-        return _parse_multiples(name, text)
+    if kind.kind in ("multiples", "levels"):
+        return _parse_multiples(name, text, kind.kind)
     if kind.kind == "named":
         return _parse_named(name, text, kind.names)
+    if kind.kind == "gains":
+        return _parse_gains(name, text)
     values = _parse_floats(name, text)
-    if len(values) != kind.count:
+    if kind.count is not None and len(values) != kind.count:
         raise MeasureError(f"{name} takes {kind.count} number(s), got {text!r}")
     return text  # the text: trec_eval names the measure after it
 
 
 def _parse_floats(name: str, text: str) -> tuple[float, ...]:
-    try:
-        values = tuple(float(v) for v in text.split(","))
-    except ValueError:
-        raise MeasureError(f"parameters of {name} must be numbers: {text!r}") from None
+    """Decimal numbers split by commas (`.25` too); trec_eval's atof would read a word as 0."""
+    items = text.split(",")
+    if not all(_NUMBER.fullmatch(item) for item in items):
+        raise MeasureError(f"parameters of {name} must be numbers: {text!r}")
+    values = tuple(float(v) for v in items)
     if not all(np.isfinite(values)):
         raise MeasureError(f"parameters of {name} must be finite numbers: {text!r}")
     return values
@@ -226,21 +263,39 @@ def _parse_named(name: str, text: str, names: tuple[str, ...]) -> str:
     return text
 
 
-def _parse_multiples(name: str, text: str) -> tuple[float, ...]:
-    """Rprec_mult's multiples of R, sorted like trec_eval's; equal printed names refused."""
+def _parse_multiples(name: str, text: str, kind: str) -> tuple[float, ...]:
+    """Rprec_mult's multiples of R or iprec_at_recall's recall levels, sorted like
+    trec_eval's float cut-offs; equal printed names refused (trec_eval prints both)."""
     values = tuple(sorted(_parse_floats(name, text)))
-    names = [rprec_mult_name(v) for v in values]
+    namer = rprec_mult_name if kind == "multiples" else level_name
+    names = [namer(v) for v in values]
     if len(set(names)) != len(names):
-        raise MeasureError(f"multiples of {name} must print distinct names: {text!r}")
+        what = "multiples" if kind == "multiples" else "recall levels"
+        raise MeasureError(f"{what} of {name} must print distinct names: {text!r}")
     return values
 
 
-def _parse_cutoffs(name: str, text: str) -> tuple[int, ...]:
-    """Positive distinct integer cut-offs, sorted ascending as trec_eval sorts them."""
+def _parse_gains(name: str, text: str) -> str:
+    """`level=gain` pairs (m_ndcg.c's): whole levels >= 0, each once, numbers as gains."""
+    from irscore.measures.gain_maps import parse_gains
+
     try:
-        values = tuple(int(v) for v in text.split(","))
-    except ValueError:
-        raise MeasureError(f"cut-offs of {name} must be positive integers: {text!r}") from None
+        parse_gains(text)
+    except ValueError as err:
+        raise MeasureError(f"parameters of {name} are LEVEL=GAIN pairs: {err}") from None
+    return text
+
+
+def _parse_cutoffs(name: str, text: str) -> tuple[int, ...]:
+    """Positive distinct cut-offs, sorted ascending as trec_eval sorts them; a decimal is
+    cut to its whole part (`23.4` is 23), as trec_eval's atol reads it."""
+    items = text.split(",")
+    if not all(_DECIMAL.fullmatch(item) for item in items):  # atol reads 1e3 as 1
+        raise MeasureError(f"cut-offs of {name} must be positive numbers: {text!r}")
+    values = tuple(int(float(v)) for v in items)
     if any(v < 1 for v in values) or len(set(values)) != len(values):
-        raise MeasureError(f"cut-offs of {name} must be positive and distinct: {text!r}")
+        raise MeasureError(
+            f"cut-offs of {name} must be positive and distinct (decimals are cut to their "
+            f"whole part, as trec_eval does): {text!r}"
+        )
     return tuple(sorted(values))
