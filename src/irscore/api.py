@@ -304,7 +304,7 @@ def _runs(
 ) -> dict[str, pd.DataFrame | Records]:
     """name -> run frame (a file's as `trec.Records` when `records`); one run is named by
     its tag (a file's, or `run`)."""
-    if isinstance(runs, Mapping) and runs and all(_is_run(value) for value in runs.values()):
+    if _named_runs(runs):
         return {str(name): _run(run, str(name), records) for name, run in runs.items()}
     run = _run(runs, "run", records)
     tags = _tags(run)
@@ -352,6 +352,18 @@ def _tags(run: pd.DataFrame | Records) -> list[str]:
     if isinstance(run, pd.DataFrame):
         return [str(run["tag"].iloc[0])] if len(run) else []
     return [str(run.table["tag"][0].as_py())] if run.table.num_rows else []
+
+
+def _named_runs(runs: Any) -> bool:
+    """True for a mapping name -> run: every value a run or empty (an empty run, refused
+    by name later), at least one a run; a dict run's values are {docno: score}."""
+    if not isinstance(runs, Mapping):
+        return False
+    values = list(runs.values())
+    empty = [isinstance(v, Mapping) and not v for v in values]
+    return any(_is_run(v) for v in values) and all(
+        e or _is_run(v) for e, v in zip(empty, values, strict=True)
+    )
 
 
 def _is_run(value: Any) -> bool:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 IRDS_PREFIX = "irds:"
 # The characters Python's str.isspace() is true of, in RE2's syntax (Arrow's regexes).
 _SPACE = r"[\t-\r\x{1c}-\x{20}\x{85}\p{Z}]"
-_CONTROL = r"[\x{00}-\x{1f}\x{7f}]"  # as the file readers refuse them
+_CONTROL = r"[\x{00}-\x{1f}]"  # as the file readers refuse them
 # Column names accepted for each field of the readers' frames, the canonical one first.
 ALIASES = {
     "topic": ("topic", "query_id", "qid"),
@@ -120,7 +120,8 @@ def irds_qrels(dataset_id: str) -> pd.DataFrame:
     try:
         rows = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
     except Exception as err:  # offline, no cache, a failed download: ir_datasets' own errors
-        reason = shown(str(err).splitlines()[0] if str(err) else type(err).__name__)
+        first = err.args[0] if err.args and isinstance(err.args[0], str) else str(err)
+        reason = shown(first.splitlines()[0] if first else type(err).__name__)
         raise InputError(
             f"irds:{dataset_id}: ir_datasets could not give the qrels ({reason}); "
             "check the network, or IR_DATASETS_HOME for a downloaded copy"

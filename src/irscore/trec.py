@@ -44,7 +44,7 @@ _GRADE = re.compile(r"[+-]?[0-9]{1,15}")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _LABEL = pa.dictionary(pa.int32(), pa.string())
 _BOM = b"\xef\xbb\xbf"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no id holds one: trec_eval's C strings end at NUL
+_CONTROL = re.compile(r"[\x00-\x1f]")  # no id holds one: trec_eval's C strings end at NUL
 HEADER_HINT = (
     "a header line? TREC files have none: remove it or start it with #, "
     "or name the format with --{role}-format csv|tsv"
@@ -584,13 +584,10 @@ def _plausible(table: pa.Table) -> bool:
 
 
 def _has_control(strings: pa.Array) -> bool:
-    """True when a string holds a control character (below U+0020, or U+007F): one
-    vectorised look at the bytes of all the strings, which hold no line ends."""
+    """True when a string holds a control character (below U+0020): the smallest byte
+    of all the strings' bytes (which hold no line ends), one vectorised pass."""
     data = strings.buffers()[2]
-    if data is None or data.size == 0:
-        return False
-    values = np.frombuffer(data, np.uint8)
-    return bool((values < 32).any() or (values == 127).any())
+    return data is not None and data.size > 0 and int(np.frombuffer(data, np.uint8).min()) < 32
 
 
 def _whole(values: np.ndarray) -> bool:

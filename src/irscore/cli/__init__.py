@@ -38,13 +38,16 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=common.Parser)
     for name in COMMANDS:
         module = importlib.import_module(f"irscore.cli.{name}")
-        module.add_parser(commands).set_defaults(run=module.run)
+        command = module.add_parser(commands)
+        command.set_defaults(run=module.run, parser=command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; 0 on success, 2 on bad input or an output that cannot be written."""
-    args = build_parser().parse_args(argv)
+    args, extra = build_parser().parse_known_args(argv)
+    if extra:  # said by the subcommand's parser, which points to its own --help
+        args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return common.execute(args.run, args)
 
 
