@@ -22,6 +22,7 @@ import json
 import lzma
 import os
 import re
+import signal
 import subprocess
 import sys
 import warnings
@@ -649,3 +650,161 @@ def test_input_error_is_one_documented_type():
     assert issubclass(irscore.InputError, ValueError)
     for error in (trec.TrecFormatError, DuplicateDocumentError, inputs.InputError):
         assert issubclass(error, irscore.InputError)
+
+
+# ---------------------------------------------------------------------------------------
+# real processes: the corpus on real descriptors, and the faults of the output itself
+
+DRIVER = r"""
+import json, os, sys, traceback
+from irscore.cli import main
+
+cases, out_path, err_path = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+home, results = os.dup(1), []
+for argv, env in cases:
+    before = dict(os.environ)
+    os.environ.update(env)
+    with open(out_path, "wb") as out, open(err_path, "wb") as err, open(os.devnull) as nothing:
+        os.dup2(nothing.fileno(), 0)
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        try:
+            status = main(argv)
+        except SystemExit as done:
+            status = done.code
+        except BaseException:
+            traceback.print_exc()
+            status = None
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os.environ.clear()
+    os.environ.update(before)
+    with open(out_path) as out, open(err_path) as err:
+        results.append([status, out.read(), err.read()])
+os.write(home, json.dumps(results).encode())
+"""
+MODES = {"buffered": ([], {}), "PYTHONUNBUFFERED=1": ([], {"PYTHONUNBUFFERED": "1"})}
+MODES["python -u"] = (["-u"], {})
+
+
+def environment(extra: dict[str, str]) -> dict[str, str]:
+    """This environment without PYTHONUNBUFFERED, plus `extra`."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"} | extra
+
+
+@pytest.mark.parametrize("mode", ["buffered", "PYTHONUNBUFFERED=1"])
+def test_the_corpus_on_real_descriptors(tmp_path, mode):
+    """Every case of the corpus in one process whose stdout and stderr are files, as a
+    shell gives them: the outcomes are the in-process ones, with or without buffering."""
+    commands = []
+    for i, case in enumerate(CASES):
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        commands.append([case.command(folder), case.env])
+    (tmp_path / "cases.json").write_text(json.dumps(commands))
+    flags, env = MODES[mode]
+    done = subprocess.run(
+        [sys.executable, *flags, "-c", DRIVER, str(tmp_path / "cases.json"), *"oe"],
+        capture_output=True,
+        cwd=tmp_path,
+        env=environment(env),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    for case, outcome in zip(CASES, json.loads(done.stdout), strict=True):
+        check(case, *outcome)
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory) -> list[str]:
+    """A command whose output (`-q -m all_trec`: 180 kB) is far more than a pipe holds."""
+    folder = tmp_path_factory.mktemp("big")
+    qrels = "".join(f"{t} 0 d{d} {(t + d) % 3}\n" for t in range(60) for d in range(20))
+    run = "".join(f"{t} Q0 d{d} {d + 1} {1 / (d + 1)} r\n" for t in range(60) for d in range(20))
+    (folder / "q").write_text(qrels)
+    (folder / "r").write_text(run)
+    return ["evaluate", "-q", "-m", "all_trec", str(folder / "q"), str(folder / "r")]
+
+
+@pytest.fixture(scope="module")
+def big_output(big) -> bytes:
+    """What `big` prints, computed in this process."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(big) == 0
+    return out.getvalue().encode()
+
+
+def irscore_process(mode: str, argv: list[str], **kwargs) -> subprocess.Popen:
+    """`irscore ...` as its own process, buffered, with PYTHONUNBUFFERED=1 or `python -u`;
+    Ctrl-C reaches it as a terminal's would (not ignored, as in a background job)."""
+    flags, env = MODES[mode]
+    return subprocess.Popen(
+        [sys.executable, *flags, "-m", "irscore", *argv],
+        stderr=subprocess.PIPE,
+        env=environment(env),
+        preexec_fn=kwargs.pop("preexec_fn", lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)),
+        **kwargs,
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_reader_that_leaves_early_is_an_error(big, mode):
+    """`irscore ... | head -1`: the output cannot be written whole, so it is not exit 0
+    (under PYTHONUNBUFFERED, Python's own write dropped most of it without a word)."""
+    process = irscore_process(mode, big, stdout=subprocess.PIPE)
+    first = process.stdout.readline()
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 2
+    assert first.startswith(b"num_ret")
+    assert err == "irscore: error: cannot write the output: Broken pipe\n"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_pipe_read_to_the_end_gets_every_byte(big, big_output, mode):
+    process = irscore_process(mode, big, stdout=subprocess.PIPE)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0 and err == b""
+    assert len(out) > 150_000 and out == big_output
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_closed_stdout_is_an_error(big, mode):
+    """`irscore ... >&-`: Python starts without sys.stdout."""
+
+    def closed() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.close(1)
+
+    small = ["evaluate", *big[-2:]]
+    for argv in [small] + ([["--version"], ["evaluate", "--help"]] if mode == "python -u" else []):
+        process = irscore_process(mode, argv, preexec_fn=closed)
+        err = process.stderr.read().decode()
+        assert process.wait(timeout=60) == 2, err
+        assert err == "irscore: error: cannot write the output: standard output is closed\n"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("mode", MODES)
+def test_a_full_disk_is_an_error(big, mode):
+    with open("/dev/full", "wb") as full:
+        process = irscore_process(mode, ["evaluate", *big[-2:]], stdout=full)
+        err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 2
+    assert err == "irscore: error: cannot write the output: No space left on device\n"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ctrl_c_is_one_line_and_status_130(big, mode, tmp_path):
+    """Ctrl-C while irscore reads its qrels (a FIFO held open here, so the read waits)."""
+    fifo = tmp_path / "qrels"
+    os.mkfifo(fifo)
+    process = irscore_process(mode, ["evaluate", str(fifo), big[-1]], stdout=subprocess.PIPE)
+    with open(fifo, "w") as writer:  # opens once irscore has opened it: it is reading
+        writer.write("1 0 a 1\n")
+        writer.flush()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert (out, err) == (b"", b"irscore: interrupted\n")
