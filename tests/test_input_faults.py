@@ -808,3 +808,40 @@ def test_ctrl_c_is_one_line_and_status_130(big, mode, tmp_path):
         out, err = process.communicate(timeout=60)
     assert process.returncode == 130
     assert (out, err) == (b"", b"irscore: interrupted\n")
+
+
+def test_the_line_limit_is_the_one_the_troubleshooting_page_gives(monkeypatch):
+    from irscore import streams
+
+    page = (Path(__file__).parents[1] / "docs" / "troubleshooting.md").read_text()
+    assert f"line longer than {streams.limit_text(streams.MAX_LINE)}" in page
+    assert streams.limit_text(streams.MAX_LINE) == "1 MiB (1048576 bytes)"
+    for text, limit in [("16M", 16 << 20), ("1k", 1024), ("200", 200), ("2GiB", 2 << 30)]:
+        monkeypatch.setenv("IRSCORE_MAX_LINE", text)
+        assert streams.max_line() == limit
+    for text in ("0", "-5", "1.5M", "lots"):
+        monkeypatch.setenv("IRSCORE_MAX_LINE", text)
+        with pytest.raises(irscore.InputError, match="IRSCORE_MAX_LINE must be a positive"):
+            streams.max_line()
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 4096])
+def test_blocks_find_every_line_over_the_limit_wherever_it_lies(size):
+    """A line of limit + 1 bytes is found at any place in the stream with any read size,
+    and named by its line; a line of exactly the limit is read (10-byte lines around)."""
+    from irscore import streams
+
+    limit = 100
+    for before in range(0, 40, 3):
+        for length, too_long in ((limit, False), (limit + 1, True)):
+            text = b"x" * 9 + b"\n"
+            data = text * before + b"y" * length + b"\n" + text * 5
+            stream = io.BytesIO(data)
+            if too_long:  # named by its line number: the lines handed out, then the rest
+                seen = 0
+                with pytest.raises(streams.LineTooLong) as raised:
+                    for block in streams.blocks(stream, size, limit):
+                        seen += block.count(b"\n")
+                assert seen + raised.value.newlines + 1 == before + 1
+            else:
+                assert b"".join(streams.blocks(stream, size, limit)) == data

@@ -45,7 +45,8 @@ class LineTooLong(Exception):
 def max_line() -> int:
     """The longest line a reader accepts, in bytes: IRSCORE_MAX_LINE (a number of bytes,
     or with a K, M or G suffix for KiB, MiB, GiB), else 1 MiB."""
-    text = os.environ.get("IRSCORE_MAX_LINE", "").strip().upper().removesuffix("B")
+    text = os.environ.get("IRSCORE_MAX_LINE", "").strip().upper()
+    text = text.removesuffix("IB") if text.endswith("IB") else text.removesuffix("B")
     if not text:
         return MAX_LINE
     unit = text[-1] if text[-1] in "KMG" else ""
