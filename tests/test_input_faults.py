@@ -446,6 +446,23 @@ CASES = [
         api=False,
     ),
     Case(
+        "--gmax beyond a double",
+        {},
+        ("evaluate", "-m", "err", "--gmax", "1000000000", "{q}", "{r}"),
+        stderr=(
+            r"irscore: error: convention 'gmax=1000000000': gmax must be a positive "
+            r"integer of at most 1023",
+        ),
+        api=False,
+    ),
+    Case(
+        "a topic named all in a table",
+        {"q": b"all 0 a 1\n", "r": b"all Q0 a 1 1 t\n"},
+        ("evaluate", "--format", "tsv", "{q}", "{r}"),
+        stderr=(r"irscore: error: run t: a topic named 'all' clashes with the summary rows$",),
+        api=False,
+    ),
+    Case(
         "a measure the convention has no form for",
         {},
         ("evaluate", "-m", "bpref", "-m", "map", "--ties", "expected", "{q}", "{r}"),

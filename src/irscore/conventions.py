@@ -46,6 +46,9 @@ CHOICES: dict[str, tuple[Any, ...]] = {
 REFERENCE_TIE_BREAK = "docno_desc"
 
 
+MAX_GMAX = 1023  # 2.0**1024 overflows a double
+
+
 class ConventionError(ValueError):
     """A convention with an unknown field or value."""
 
@@ -97,8 +100,11 @@ class Convention:
                 f"convention {self.name!r}: ties expected cannot combine -M and -J "
                 "(which documents survive the cut depends on the order)"
             )
-        if not isinstance(self.gmax, int) or self.gmax < 1:
-            raise ConventionError(f"convention {self.name!r}: gmax must be a positive integer")
+        if not isinstance(self.gmax, int) or not 1 <= self.gmax <= MAX_GMAX:
+            raise ConventionError(
+                f"convention {self.name!r}: gmax must be a positive integer of at most "
+                f"{MAX_GMAX} (ERR divides by 2^gmax, a double)"
+            )
 
     @classmethod
     def from_changes(cls, name: str, changes: Mapping[str, Any] | None = None) -> Convention:

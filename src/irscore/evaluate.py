@@ -910,7 +910,7 @@ def long_table(
     )
     names = list(values)
     if "all" in set(topics):
-        raise ValueError(f"run {run_name}: a topic named 'all' clashes with the summary rows")
+        raise InputError(f"run {run_name}: a topic named 'all' clashes with the summary rows")
     topic_labels = np.concatenate((topics.astype(object), ["all"]))
     measure_labels = list(dict.fromkeys([*per_topic, *names]))
     topic_codes = np.concatenate(
