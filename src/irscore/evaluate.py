@@ -580,7 +580,7 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
     in_pool = grade != NOT_JUDGED
     notes.shared_topics, notes.retrieved = len(evaluated), len(rows)
     notes.retrieved_judged = int(np.count_nonzero(in_pool))
-    notes.topics_with_judged = len(np.unique(topic[in_pool]))
+    notes.topics_with_judged = int(np.count_nonzero(np.bincount(topic[in_pool])))
     counted = rows  # the rows the ordered measures see: cut at -M, then -J
     if c.depth is not None:
         position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
