@@ -629,6 +629,11 @@ def test_api_warns_as_the_command_line_does_for_dicts():
     ]
 
 
+def test_a_negative_relevance_level_is_refused_as_on_the_command_line():
+    with pytest.raises(irscore.conventions.ConventionError, match="rel_level must be 0 or more"):
+        irscore.evaluate(Q, R, convention={"rel_level": -1})
+
+
 def test_a_grid_whose_conventions_lack_every_measure_is_no_crash():
     """bpref has no expected-ties form: tie_expected's table is empty, and the grid keeps
     reference's rows (AP-like bpref of a perfect ranking: 1) with a warning for the other."""

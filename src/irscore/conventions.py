@@ -88,6 +88,8 @@ class Convention:
                 )
         if not isinstance(self.rel_level, int) or isinstance(self.rel_level, bool):
             raise ConventionError(f"convention {self.name!r}: rel_level must be an integer")
+        if self.rel_level < 0:  # trec_eval takes one and prints average precision above 1
+            raise ConventionError(f"convention {self.name!r}: rel_level must be 0 or more")
         if self.depth is not None and (not isinstance(self.depth, int) or self.depth < 1):
             raise ConventionError(f"convention {self.name!r}: depth must be a positive integer")
         if self.ties == "expected" and self.mistake is not None:
