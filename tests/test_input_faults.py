@@ -828,8 +828,7 @@ def test_ctrl_c_is_one_line_and_status_130(big, mode, tmp_path):
         writer.flush()
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
-    assert process.returncode == 130
-    assert (out, err) == (b"", b"irscore: interrupted\n")
+    assert (process.returncode, out, err) == (130, b"", b"irscore: interrupted\n")
 
 
 def test_the_line_limit_is_the_one_the_troubleshooting_page_gives(monkeypatch):
