@@ -25,6 +25,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -819,16 +820,27 @@ def test_a_full_disk_is_an_error(big, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_ctrl_c_is_one_line_and_status_130(big, mode, tmp_path):
-    """Ctrl-C while irscore reads its qrels (a FIFO held open here, so the read waits)."""
+    """Ctrl-C while irscore reads its qrels: a FIFO held open here, so the read waits;
+    the signal is sent once the process sleeps in that read (not in its open)."""
     fifo = tmp_path / "qrels"
     os.mkfifo(fifo)
     process = irscore_process(mode, ["evaluate", str(fifo), big[-1]], stdout=subprocess.PIPE)
-    with open(fifo, "w") as writer:  # opens once irscore has opened it: it is reading
+    with open(fifo, "w") as writer:  # opens once irscore has opened it
         writer.write("1 0 a 1\n")
         writer.flush()
+        wait_in_read(process.pid)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
     assert (process.returncode, out, err) == (130, b"", b"irscore: interrupted\n")
+
+
+def wait_in_read(pid: int) -> None:
+    """Return once the process waits in a read of a pipe (Linux says so in /proc)."""
+    wchan = Path(f"/proc/{pid}/wchan")
+    for _ in range(1000):
+        if not wchan.exists() or "pipe_read" in wchan.read_text():
+            return
+        time.sleep(0.01)
 
 
 def test_the_line_limit_is_the_one_the_troubleshooting_page_gives(monkeypatch):
