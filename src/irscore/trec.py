@@ -91,7 +91,10 @@ class Records:
             line_no, line = self.unread_rank
             fields = formats.split(line, self.layout.delimiter)
             value = fields[self.layout.columns.index("rank")]
-            problem = f"rank {value!r} is not a whole number (tie-break rank reads the ranks)"
+            problem = (
+                f"rank {errors.shown(value)!r} is not a whole number "
+                "(tie-break rank reads the ranks)"
+            )
             raise TrecFormatError(self.source, line_no, problem, line)
 
     def line_of(self, row: int) -> int:
@@ -652,7 +655,7 @@ def _slow_columns(
 
 def _check_grade(value: str) -> str | None:
     if not _GRADE.fullmatch(value):
-        return f"grade {value!r} is not an integer of at most 15 digits"
+        return f"grade {errors.shown(value)!r} is not an integer of at most 15 digits"
     return None
 
 
@@ -662,15 +665,15 @@ def _is_whole(value: float) -> bool:
 
 def _check_rank(value: str) -> str | None:
     if not _DECIMAL.fullmatch(value) or not _is_whole(float(value)):
-        return f"rank {value!r} is not a whole number"
+        return f"rank {errors.shown(value)!r} is not a whole number"
     return None
 
 
 def _check_score(value: str) -> str | None:
     if not _DECIMAL.fullmatch(value):
-        return f"score {value!r} is not a finite decimal number"
+        return f"score {errors.shown(value)!r} is not a finite decimal number"
     if not math.isfinite(float(value)):
-        return f"score {value!r} is not a finite number"
+        return f"score {errors.shown(value)!r} is not a finite number"
     return None
 
 
