@@ -258,7 +258,7 @@ BAD = [
 
 @pytest.mark.parametrize("argv", BAD, ids=[" ".join(a) for a in BAD])
 def test_bad_arguments_are_one_line_and_exit_2(files, tmp_path, argv):
-    (tmp_path / "bad.run").write_text("1 Q0 a one 0.5 t\n")
+    (tmp_path / "bad.run").write_text("1 Q0 a 1 high t\n")  # a score that is no number
     (tmp_path / "other.run").write_text("9 Q0 a 1 0.5 O\n")
     names = {k: str(v) for k, v in files.items()}
     names |= {
