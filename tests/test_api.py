@@ -139,7 +139,11 @@ def test_several_runs_by_name_and_dataframe_columns(tmp_path):
             pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [1.0, np.nan]}),
             r"run row 1: score nan is not finite",
         ),
-        ({"1": {"a b": 1.0}}, r"run docno row 0: 'a b' is empty or contains whitespace"),
+        (  # a dict's rows are named by their topic and docno
+            {"1": {"a b": 1.0}},
+            r"run docno of topic '1', docno 'a b': 'a b' is empty or contains whitespace",
+        ),
+        ({"1": {"a": "x"}}, r"run of topic '1', docno 'a': score 'x' is not finite"),
         (
             pd.DataFrame({"topic": ["1"], "docno": ["a"], "score": [1.0], "rank": [1.5]}),
             r"run rank row 0: 1.5 is not a whole number",
@@ -192,7 +196,7 @@ def test_the_byte_scan_sees_every_id_the_pattern_might_flag():
 
 
 def test_bad_qrels_are_errors():
-    with pytest.raises(InputError, match="relevance row 0: 'high' is not a whole number"):
+    with pytest.raises(InputError, match="relevance of topic '1', docno 'a': 'high' is not a"):
         irscore.evaluate({"1": {"a": "high"}}, RUN)
     doubled = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "a"], "relevance": [1, 0]})
     with pytest.raises(InputError, match="row 1: document a is judged twice for topic 1"):

@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -174,15 +173,7 @@ def test_each_subcommand_has_help():
         assert done.returncode == 0 and f"usage: irscore {name}" in done.stdout
 
 
-@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-def test_output_that_cannot_be_written_is_one_line_and_exit_2(tmp_path):
-    qrels, run = tmp_path / "q", tmp_path / "r"
-    qrels.write_text("1 0 a 1\n")
-    run.write_text("1 Q0 a 1 0.5 t\n")
-    with open("/dev/full", "w") as full:
-        done = _irscore("evaluate", str(qrels), str(run), stdout=full)
-    assert done.returncode == 2
-    assert done.stderr == "irscore: error: cannot write the output: No space left on device\n"
+# A full disk, a closed stdout, an early reader, Ctrl-C: tests/test_input_faults.py
 
 
 def test_audit_is_quiet_when_home_is_not_writable(tmp_path):

@@ -58,7 +58,7 @@ def test_scored_keeps_the_order_and_uses_other_processes(runs):
 def test_a_bad_run_in_a_worker_names_its_file_and_line(runs, tmp_path):
     qrels, paths = runs
     bad = tmp_path / "bad"
-    bad.write_text("1 Q0 d1 1 0.5 t\n1 Q0 d2 two 0.4 t\n")
+    bad.write_text("1 Q0 d1 1 0.5 t\n1 Q0 d2 2 high t\n")  # a score that is no number
     done = _irscore(qrels, paths[0], str(bad), paths[1])
     assert done.returncode == 2
     assert done.stdout == ""

@@ -279,9 +279,10 @@ def test_fast_and_slow_paths_agree_on_odd_bytes(tmp_path, text):
     assert outcome(read_qrels, path) == outcome(lambda p: read_slowly(read_qrels, p), path)
 
 
-@pytest.mark.parametrize("char", ["\xa0", "\x85", "\x1c", "\u2003"])
+@pytest.mark.parametrize("char", ["\xa0", "\x85", "\u2003"])
 def test_non_ascii_whitespace_is_part_of_a_field(tmp_path, char):
     # trec_eval splits on C isspace() (ASCII only); U+00A0 etc. stay inside the docno
+    # (U+001C, whitespace to Python, is a control character: an error, test_input_faults)
     path = write(tmp_path, f"1 0 a{char}b 1\n")
     qrels = both_paths(read_qrels, path)
     assert qrels["docno"].tolist() == [f"a{char}b"]

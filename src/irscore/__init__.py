@@ -1,8 +1,8 @@
 """irscore: reproducible offline retrieval evaluation.
 
 The Python API is `irscore.evaluate`, `irscore.compare` and `irscore.audit`
-(see `irscore.api`); `import irscore` loads no numerical library, the first
-call does.
+(see `irscore.api`); a bad input raises `irscore.InputError`. `import irscore`
+loads no numerical library, the first call does.
 """
 
 import sys
@@ -10,9 +10,10 @@ import types
 
 from irscore.api import audit, compare, evaluate
 from irscore.conventions import Convention
+from irscore.errors import InputError
 
 __version__ = "0.1.0"
-__all__ = ["Convention", "audit", "compare", "evaluate"]
+__all__ = ["Convention", "InputError", "audit", "compare", "evaluate"]
 _API = {"audit": audit, "compare": compare, "evaluate": evaluate}
 
 

@@ -2,6 +2,9 @@
 
 The same code as the command line and the workflow, called on qrels and runs
 given as paths, DataFrames, pytrec_eval-style dicts or (qrels) `irds:ID`.
+Every input problem raises `irscore.InputError` with the message the command
+line prints, and what it warns about on stderr is a Python warning here
+(`irscore.input_checks`).
 This module imports nothing heavy at import time, so `import irscore` stays
 cheap; numpy, pandas and the evaluation load on the first call.
 """
@@ -59,6 +62,7 @@ def evaluate(
     from irscore.allocator import freed_memory_kept
     from irscore.evaluate import concat_long
     from irscore.evaluate import evaluate as evaluate_grid
+    from irscore.input_checks import overlap
 
     spec, narrowed = measure_spec(measures)
     grid = conventions(convention)
@@ -69,6 +73,10 @@ def evaluate(
         finally:
             qrels_table = pending.result()  # a bad qrels is the error, as when read first
         tables = [evaluate_grid(qrels_table, r, grid, spec, name) for name, r in named.items()]
+    qrels_name = _source(qrels_table, "qrels")
+    for (name, run), scored in zip(named.items(), tables, strict=True):
+        for warning in overlap(_source(run, name), qrels_name, scored.attrs["notes"]):
+            warnings.warn(warning, stacklevel=2)
     missing: dict[str, set[str]] = {}
     for scored in tables:
         for name, families in scored.attrs["not_computed"].items():
@@ -287,8 +295,8 @@ def _qrels(qrels: QrelsInput, records: bool = False) -> pd.DataFrame | Records:
     from irscore.inputs import IRDS_PREFIX, qrels_frame
 
     if records and isinstance(qrels, str | os.PathLike) and not str(qrels).startswith(IRDS_PREFIX):
-        return trec.read_qrels_records(qrels)
-    return qrels_frame(qrels)
+        return _checked(trec.read_qrels_records(qrels), "qrels")
+    return _checked(qrels_frame(qrels), "qrels")
 
 
 def _runs(
@@ -296,7 +304,7 @@ def _runs(
 ) -> dict[str, pd.DataFrame | Records]:
     """name -> run frame (a file's as `trec.Records` when `records`); one run is named by
     its tag (a file's, or `run`)."""
-    if isinstance(runs, Mapping) and runs and all(_is_run(value) for value in runs.values()):
+    if _named_runs(runs):
         return {str(name): _run(run, str(name), records) for name, run in runs.items()}
     run = _run(runs, "run", records)
     tags = _tags(run)
@@ -308,8 +316,33 @@ def _run(run: RunInput, name: str, records: bool) -> pd.DataFrame | Records:
     from irscore.inputs import run_frame
 
     if records and isinstance(run, str | os.PathLike):
-        return trec.read_run_records(run)
-    return run_frame(run, name)
+        return _checked(trec.read_run_records(run), "run")
+    return _checked(run_frame(run, name), "run")
+
+
+def _checked(table: pd.DataFrame | Records, role: str) -> pd.DataFrame | Records:
+    """The input, refused when it holds no record (as the command line refuses it), with a
+    warning when a file's byte order mark was skipped."""
+    from irscore import trec
+    from irscore.input_checks import bom_note, require_records
+
+    if isinstance(table, trec.Records):
+        rows, skipped, bom = table.table.num_rows, table.skipped, table.bom
+    else:  # a frame; read from a file, it has the lines without a record
+        rows, skipped, bom = len(table), table.attrs.get("skipped"), table.attrs.get("bom")
+    require_records(_source(table), role, rows, None if skipped is None else len(skipped))
+    if bom:
+        warnings.warn(bom_note(_source(table)), stacklevel=4)
+    return table
+
+
+def _source(table: pd.DataFrame | Records, default: str = "run") -> str:
+    """How messages name an input: a file's name, else what the frame was made from."""
+    from irscore import trec
+
+    if isinstance(table, trec.Records):
+        return table.source
+    return str(table.attrs.get("source", default))
 
 
 def _tags(run: pd.DataFrame | Records) -> list[str]:
@@ -319,6 +352,18 @@ def _tags(run: pd.DataFrame | Records) -> list[str]:
     if isinstance(run, pd.DataFrame):
         return [str(run["tag"].iloc[0])] if len(run) else []
     return [str(run.table["tag"][0].as_py())] if run.table.num_rows else []
+
+
+def _named_runs(runs: Any) -> bool:
+    """True for a mapping name -> run: every value a run or empty (an empty run, refused
+    by name later), at least one a run; a dict run's values are {docno: score}."""
+    if not isinstance(runs, Mapping):
+        return False
+    values = list(runs.values())
+    empty = [isinstance(v, Mapping) and not v for v in values]
+    return any(_is_run(v) for v in values) and all(
+        e or _is_run(v) for e, v in zip(empty, values, strict=True)
+    )
 
 
 def _is_run(value: Any) -> bool:

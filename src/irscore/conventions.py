@@ -46,6 +46,9 @@ CHOICES: dict[str, tuple[Any, ...]] = {
 REFERENCE_TIE_BREAK = "docno_desc"
 
 
+MAX_GMAX = 1023  # 2.0**1024 overflows a double
+
+
 class ConventionError(ValueError):
     """A convention with an unknown field or value."""
 
@@ -85,6 +88,8 @@ class Convention:
                 )
         if not isinstance(self.rel_level, int) or isinstance(self.rel_level, bool):
             raise ConventionError(f"convention {self.name!r}: rel_level must be an integer")
+        if self.rel_level < 0:  # trec_eval takes one and prints average precision above 1
+            raise ConventionError(f"convention {self.name!r}: rel_level must be 0 or more")
         if self.depth is not None and (not isinstance(self.depth, int) or self.depth < 1):
             raise ConventionError(f"convention {self.name!r}: depth must be a positive integer")
         if self.ties == "expected" and self.mistake is not None:
@@ -97,8 +102,11 @@ class Convention:
                 f"convention {self.name!r}: ties expected cannot combine -M and -J "
                 "(which documents survive the cut depends on the order)"
             )
-        if not isinstance(self.gmax, int) or self.gmax < 1:
-            raise ConventionError(f"convention {self.name!r}: gmax must be a positive integer")
+        if not isinstance(self.gmax, int) or not 1 <= self.gmax <= MAX_GMAX:
+            raise ConventionError(
+                f"convention {self.name!r}: gmax must be a positive integer of at most "
+                f"{MAX_GMAX} (ERR divides by 2^gmax, a double)"
+            )
 
     @classmethod
     def from_changes(cls, name: str, changes: Mapping[str, Any] | None = None) -> Convention:

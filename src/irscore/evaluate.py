@@ -23,6 +23,7 @@ import pyarrow.csv as pa_csv
 
 from irscore import joins, measures, trec
 from irscore.conventions import REFERENCE, Convention
+from irscore.errors import InputError
 from irscore.measures import Context, MeasureSpec, Ranking
 
 if TYPE_CHECKING:  # pandas loads where a DataFrame is made: `irscore evaluate` needs none
@@ -33,7 +34,7 @@ NOT_JUDGED = joins.NOT_JUDGED
 LONG_COLUMNS = ["run", "convention", "topic", "measure", "value"]
 
 
-class DuplicateDocumentError(ValueError):
+class DuplicateDocumentError(InputError):
     """The same docno twice for one topic of a run (trec_eval refuses this too)."""
 
 
@@ -105,6 +106,12 @@ class Notes:
     duplicates_dropped: int = 0
     non_numeric_docnos: int = 0
     not_computed: list[str] = field(default_factory=list)
+    # How run and qrels meet, for `input_checks`: the topics with both, their results,
+    # the results the qrels judge, and the topics with a judged document among them.
+    shared_topics: int = 0
+    retrieved: int = 0
+    retrieved_judged: int = 0
+    topics_with_judged: int = 0
 
 
 Frame = "pd.DataFrame | trec.Records"
@@ -570,6 +577,10 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
     evaluated = topic[starts]
     grade = r_grade[rows]
     judged = (grade != NOT_JUDGED) & (grade >= 0)
+    in_pool = grade != NOT_JUDGED
+    notes.shared_topics, notes.retrieved = len(evaluated), len(rows)
+    notes.retrieved_judged = int(np.count_nonzero(in_pool))
+    notes.topics_with_judged = int(np.count_nonzero(np.bincount(topic[in_pool])))
     counted = rows  # the rows the ordered measures see: cut at -M, then -J
     if c.depth is not None:
         position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
@@ -592,7 +603,7 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
         rel_level=c.rel_level,
         depth=c.depth,
         tie_score=as_float32(score) if c.score_precision == "float32" else score,
-        in_pool=grade != NOT_JUDGED,
+        in_pool=in_pool,
     )
     if c.judged_only:
         ranking = ranking.without_unjudged()
@@ -754,6 +765,10 @@ def merged(
         notes.qrels_topics_without_run += part.notes.qrels_topics_without_run
         notes.duplicates_dropped += part.notes.duplicates_dropped
         notes.non_numeric_docnos += part.notes.non_numeric_docnos
+        notes.shared_topics += part.notes.shared_topics
+        notes.retrieved += part.notes.retrieved
+        notes.retrieved_judged += part.notes.retrieved_judged
+        notes.topics_with_judged += part.notes.topics_with_judged
     values = {
         name: np.concatenate([part.values[name] for part in parts]) for name in parts[0].values
     }
@@ -847,14 +862,16 @@ def evaluate(
     makers = chunk_makers(qrels, run, -(-length // 2) if length >= THREADED_ROWS else None)
     with ThreadPoolExecutor(len(makers)) as pool:
         chunks = list(pool.map(scored, makers))
-    tables, not_computed = [], {}
+    tables, not_computed, first = [], {}, None
     for i, c in enumerate(conventions):
         values, topics, means, notes = merged([parts[i] for parts in chunks], c)
+        first = first or notes
         tables.append(long_table(name, c, values, topics, means))
         if notes.not_computed:
             not_computed[c.name] = list(notes.not_computed)
     table = concat_long(tables)
     table.attrs["not_computed"] = not_computed
+    table.attrs["notes"] = first  # how run and qrels meet (the same under every convention)
     return table
 
 
@@ -863,6 +880,9 @@ def concat_long(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     import pandas as pd
     from pandas.api.types import union_categoricals
 
+    # A convention without a form for any requested measure has no rows: its empty
+    # columns' labels have no type to unite with the others'.
+    tables = [t for t in tables if len(t)] or tables[:1]
     if not tables:
         return pd.DataFrame(columns=LONG_COLUMNS)
     columns = {
@@ -890,7 +910,7 @@ def long_table(
     )
     names = list(values)
     if "all" in set(topics):
-        raise ValueError(f"run {run_name}: a topic named 'all' clashes with the summary rows")
+        raise InputError(f"run {run_name}: a topic named 'all' clashes with the summary rows")
     topic_labels = np.concatenate((topics.astype(object), ["all"]))
     measure_labels = list(dict.fromkeys([*per_topic, *names]))
     topic_codes = np.concatenate(

@@ -5,11 +5,13 @@ score tag`) are split on ASCII whitespace, as trec_eval splits them. The
 workbench's formats are CSV or TSV `qid,docno,grade` and `qid,docno,score`,
 with or without a header naming the columns (a run's header may name a rank
 column instead of the score: lower ranks first), and a bare `qid docno` list
-whose order is the ranking.
+whose order is the ranking. CSV and TSV fields may be quoted as Python's csv
+module (and pandas) write them: `"doc1"` is doc1.
 """
 
 from __future__ import annotations
 
+import csv
 import re
 from dataclasses import dataclass
 
@@ -64,11 +66,22 @@ TREC_QRELS = Layout("trec", ("topic", "", "docno", "grade"))
 
 
 def split(line: str, delimiter: str | None) -> list[str]:
-    """A line's fields: on runs of ASCII whitespace, or on a delimiter with spaces trimmed."""
+    """A line's fields: on runs of ASCII whitespace, or on a delimiter with spaces trimmed
+    (and quotes read as CSV reads them, when the line has any)."""
     if delimiter is None:
         fields = _SPACE.split(line.strip(" \t\r\f\v"))
         return [] if fields == [""] else fields
+    if '"' in line:
+        return [
+            f.strip(" \r")
+            for f in next(csv.reader([line], delimiter=delimiter, skipinitialspace=True), [""])
+        ]
     return [field.strip(" \r") for field in line.split(delimiter)]
+
+
+def header_name(field: str) -> str | None:
+    """The canonical column a header field names (`qid` -> topic), or None."""
+    return _NAME_OF.get(field.lower())
 
 
 def detect(first_line: str | None, role: str, forced: str = "auto") -> Layout:

@@ -5,13 +5,14 @@ use ir_datasets / ir_measures column names (`query_id`, `doc_id`,
 `relevance`, `score`) or TREC names (`topic`, `docno`, `grade`, `rank`,
 `tag`); a pytrec_eval-style dict is `{qid: {docno: grade_or_score}}`; qrels
 may also be `irds:ID`, read through ir_datasets. Every value is checked as
-strictly as a file line would be: a bad one is an error naming its row.
+strictly as a file line would be: a bad one is an `InputError` naming its row
+(a dict's: its topic and docno).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from irscore import trec
+from irscore.errors import InputError, shown
 
 if TYPE_CHECKING:
     QrelsInput = str | os.PathLike | pd.DataFrame | Mapping[str, Mapping[str, int]]
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 IRDS_PREFIX = "irds:"
 # The characters Python's str.isspace() is true of, in RE2's syntax (Arrow's regexes).
 _SPACE = r"[\t-\r\x{1c}-\x{20}\x{85}\p{Z}]"
+_CONTROL = r"[\x{00}-\x{1f}]"  # as the file readers refuse them
 # Column names accepted for each field of the readers' frames, the canonical one first.
 ALIASES = {
     "topic": ("topic", "query_id", "qid"),
@@ -40,8 +43,11 @@ ALIASES = {
 }
 
 
-class InputError(ValueError):
-    """Qrels or a run that the API cannot read: names the input, the row and the problem."""
+Place = Callable[[int], str]  # how a message names a row: `row 3`, or a dict's topic and docno
+
+
+def _row(row: int) -> str:
+    return f"row {row}"
 
 
 def qrels_frame(qrels: QrelsInput, what: str = "qrels") -> pd.DataFrame:
@@ -50,12 +56,12 @@ def qrels_frame(qrels: QrelsInput, what: str = "qrels") -> pd.DataFrame:
         return irds_qrels(qrels[len(IRDS_PREFIX) :])
     if isinstance(qrels, str | os.PathLike):
         return trec.read_qrels(qrels)
-    columns = _columns(qrels, ("topic", "docno", "grade"), (), what)
+    columns, place = _columns(qrels, ("topic", "docno", "grade"), (), what)
     frame = pd.DataFrame(
         {
             "topic": columns["topic"],
             "docno": columns["docno"],
-            "grade": _integers(columns["grade"], f"{what} relevance"),
+            "grade": _integers(columns["grade"], f"{what} relevance", place),
         }
     )
     duplicated = frame.duplicated(["topic", "docno"])
@@ -78,7 +84,7 @@ def run_frame(run: RunInput, what: str = "run") -> pd.DataFrame:
     """
     if isinstance(run, str | os.PathLike):
         return trec.read_run(run)
-    columns = _columns(run, ("topic", "docno", "score"), ("rank", "tag"), what)
+    columns, place = _columns(run, ("topic", "docno", "score"), ("rank", "tag"), what)
     given = pd.Series(columns["score"])
     if given.dtype.kind in "fiu":
         score = given.to_numpy(dtype=np.float64)
@@ -87,10 +93,10 @@ def run_frame(run: RunInput, what: str = "run") -> pd.DataFrame:
     bad = ~np.isfinite(score)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{what} row {row}: score {_shown(given.iloc[row])} is not finite")
+        raise InputError(f"{what} {place(row)}: score {_shown(given.iloc[row])} is not finite")
     topic = columns["topic"]
     if "rank" in columns:
-        rank = _integers(columns["rank"], f"{what} rank")
+        rank = _integers(columns["rank"], f"{what} rank", place)
     else:
         rank = _positions(topic.codes)
     tag = columns.get("tag", pd.Categorical.from_codes(np.zeros(len(score), np.int8), [what]))
@@ -111,16 +117,25 @@ def irds_qrels(dataset_id: str) -> pd.DataFrame:
         raise InputError(f"irds:{dataset_id}: unknown ir_datasets ID") from None
     if not dataset.has_qrels():
         raise InputError(f"irds:{dataset_id}: the dataset has no qrels")
-    rows = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
+    try:
+        rows = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
+    except Exception as err:  # offline, no cache, a failed download: ir_datasets' own errors
+        first = err.args[0] if err.args and isinstance(err.args[0], str) else str(err)
+        reason = shown(first.splitlines()[0] if first else type(err).__name__)
+        raise InputError(
+            f"irds:{dataset_id}: ir_datasets could not give the qrels ({reason}); "
+            "check the network, or IR_DATASETS_HOME for a downloaded copy"
+        ) from None
     frame = pd.DataFrame(rows, columns=["topic", "docno", "grade"])
     return qrels_frame(frame, f"irds:{dataset_id}")
 
 
 def _columns(
     table: Any, required: tuple[str, ...], optional: tuple[str, ...], what: str
-) -> dict[str, Any]:
-    """The readers' columns of a DataFrame (under any accepted name) or of a nested dict;
-    ids as categoricals of str."""
+) -> tuple[dict[str, Any], Place]:
+    """The readers' columns of a DataFrame (under any accepted name) or of a nested dict,
+    ids as categoricals of str, and how a message names a row."""
+    place: Place = _row
     if isinstance(table, pd.DataFrame):
         columns = {}
         for field in (*required, *optional):
@@ -134,6 +149,11 @@ def _columns(
                 raise InputError(f"{what}: no {field} column ({names}); columns: {list(table)}")
     elif isinstance(table, Mapping):
         columns = _from_dict(table, required[2], what)
+        topics, docnos = columns["topic"], columns["docno"]
+
+        def place(row: int) -> str:
+            return f"of topic {_shown(topics[row])}, docno {_shown(docnos[row])}"
+
     else:
         raise InputError(f"{what}: expected a path, a DataFrame or a dict, got {type(table)}")
     ids = [field for field in ("topic", "docno", "tag") if field in columns]
@@ -141,12 +161,12 @@ def _columns(
 
     def checked(field: str) -> pd.Categorical | pd.Series:
         if plain and field == "docno" and _mostly_distinct(columns[field]):
-            return _plain_strings(columns[field], f"{what} {field}")
-        return _strings(columns[field], f"{what} {field}")
+            return _plain_strings(columns[field], f"{what} {field}", place)
+        return _strings(columns[field], f"{what} {field}", place)
 
     with ThreadPoolExecutor(2) as pool:  # Arrow encodes Arrow-backed columns without the GIL
         columns.update(zip(ids, pool.map(checked, ids), strict=True))
-    return columns
+    return columns, place
 
 
 def _from_dict(nested: Mapping[str, Mapping[str, Any]], value: str, what: str) -> dict[str, Any]:
@@ -165,7 +185,17 @@ def _from_dict(nested: Mapping[str, Mapping[str, Any]], value: str, what: str) -
     }
 
 
-def _strings(column: pd.Series, what: str) -> pd.Categorical:
+def _strings(column: pd.Series, what: str, place: Place = _row) -> pd.Categorical:
+    """`_coded`, with values that are neither text nor numbers (lists, dicts) an
+    InputError rather than pandas' or Arrow's TypeError."""
+    try:
+        return _coded(column, what, place)
+    except (TypeError, pa.ArrowException) as err:
+        reason = shown(str(err).splitlines()[0] if str(err) else type(err).__name__)
+        raise InputError(f"{what}: ids must be strings or numbers ({reason})") from None
+
+
+def _coded(column: pd.Series, what: str, place: Place) -> pd.Categorical:
     """Ids as a categorical of non-empty str without whitespace (they must survive a
     TREC file): one factorisation (Arrow's, for pandas' Arrow-backed strings), checked
     on the distinct values only, which is also all the evaluation needs (it recodes the
@@ -180,20 +210,18 @@ def _strings(column: pd.Series, what: str) -> pd.Categorical:
     else:
         codes, labels = pd.factorize(column.to_numpy(), use_na_sentinel=True)
     if (codes < 0).any():
-        raise InputError(f"{what} row {int(np.flatnonzero(codes < 0)[0])}: missing value")
+        raise InputError(f"{what} {place(int(np.flatnonzero(codes < 0)[0]))}: missing value")
     if pd.api.types.infer_dtype(labels, skipna=False) != "string":
         text = np.array([str(label) for label in labels], dtype=object)
         recode, labels = pd.factorize(text)  # 1 and "1" are one id in a TREC file
         codes = recode[codes]
-    shown = pa.array(labels, pa.large_string())
-    if not _maybe_blank(shown):
-        return pd.Categorical.from_codes(codes, pd.Index(labels))
-    bad = pc.or_(pc.match_substring_regex(shown, _SPACE), pc.equal(shown, ""))
-    if pc.any(bad).as_py():
+    texts = pa.array(labels, pa.large_string())
+    bad, problem = _bad_ids(texts)
+    if problem:
         bad_codes = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
         row = int(np.flatnonzero(np.isin(codes, bad_codes))[0])
-        label = shown[int(codes[row])].as_py()
-        raise InputError(f"{what} row {row}: {label!r} is empty or contains whitespace")
+        label = shown(texts[int(codes[row])].as_py())
+        raise InputError(f"{what} {place(row)}: {label!r} {problem}")
     return pd.Categorical.from_codes(codes, pd.Index(labels))
 
 
@@ -208,21 +236,31 @@ def _mostly_distinct(column: pd.Series) -> bool:
     return len(pc.unique(sample)) > _SAMPLE // 2
 
 
-def _plain_strings(column: pd.Series, what: str) -> pd.Series:
+def _plain_strings(column: pd.Series, what: str, place: Place = _row) -> pd.Series:
     """Arrow-backed ids as they are, row by row, checked as `_strings` checks categories."""
     values = trec.one_array(pa.array(column))
     if values.null_count:
         row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
-        raise InputError(f"{what} row {row}: missing value")
-    if not _maybe_blank(values):
-        return pd.Series(pd.arrays.ArrowExtensionArray(values))
-    bad = pc.or_(pc.match_substring_regex(values, _SPACE), pc.equal(values, ""))
-    if pc.any(bad).as_py():
+        raise InputError(f"{what} {place(row)}: missing value")
+    bad, problem = _bad_ids(values)
+    if problem:
         row = int(np.flatnonzero(bad.to_numpy(zero_copy_only=False))[0])
-        raise InputError(
-            f"{what} row {row}: {values[row].as_py()!r} is empty or contains whitespace"
-        )
+        raise InputError(f"{what} {place(row)}: {shown(values[row].as_py())!r} {problem}")
     return pd.Series(pd.arrays.ArrowExtensionArray(values))
+
+
+def _bad_ids(strings: pa.Array) -> tuple[pa.Array | None, str]:
+    """Which ids a TREC file could not hold, and why: a control character (a NUL, an
+    escape), or empty or whitespace; (None, "") when all are fine."""
+    if not _maybe_blank(strings):
+        return None, ""
+    for pattern, problem in ((_CONTROL, "holds a control character"), (_SPACE, "")):
+        bad = pc.match_substring_regex(strings, pattern)
+        if not problem:
+            bad, problem = pc.or_(bad, pc.equal(strings, "")), "is empty or contains whitespace"
+        if pc.any(bad).as_py():
+            return bad, problem
+    return None, ""
 
 
 def _maybe_blank(strings: pa.Array) -> bool:
@@ -250,19 +288,19 @@ def _arrow_strings(dtype: Any) -> bool:
     )
 
 
-def _integers(column: pd.Series, what: str) -> np.ndarray:
+def _integers(column: pd.Series, what: str, place: Place = _row) -> np.ndarray:
     """Whole numbers as int64; anything else is an error naming the row."""
     values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
     bad = ~(np.isfinite(values) & (np.floor(values) == values) & (np.abs(values) < 2.0**53))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{what} row {row}: {_shown(column.iloc[row])} is not a whole number")
+        raise InputError(f"{what} {place(row)}: {_shown(column.iloc[row])} is not a whole number")
     return values.astype(np.int64)
 
 
 def _shown(value: Any) -> str:
-    """A value as an error message quotes it: text quoted, numbers plain."""
-    return repr(value) if isinstance(value, str) else str(value)
+    """A value as an error message quotes it: text quoted, numbers plain, both cut short."""
+    return repr(shown(value)) if isinstance(value, str) else shown(str(value))
 
 
 def _positions(topic: np.ndarray) -> np.ndarray:

@@ -30,7 +30,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from irscore import formats, streams
+from irscore import errors, formats, streams
+from irscore.errors import InputError
 from irscore.formats import Layout
 
 if TYPE_CHECKING:  # pandas loads in `Records.frame`: `irscore evaluate` needs no DataFrame
@@ -43,10 +44,16 @@ _GRADE = re.compile(r"[+-]?[0-9]{1,15}")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _LABEL = pa.dictionary(pa.int32(), pa.string())
 _BOM = b"\xef\xbb\xbf"
+_CONTROL = re.compile(r"[\x00-\x1f]")  # no id holds one: trec_eval's C strings end at NUL
+HEADER_HINT = (
+    "a header line? TREC files have none: remove it or start it with #, "
+    "or name the format with --{role}-format csv|tsv"
+)
 
 
-class TrecFormatError(ValueError):
-    """A qrels or run file that does not parse; names file, line and problem."""
+class TrecFormatError(InputError):
+    """A qrels or run file that does not parse; names file, line and problem (the line
+    quoted, cut to `errors.SHOWN` characters)."""
 
     def __init__(self, path: str | os.PathLike, line_no: int, problem: str, line: str = ""):
         self.path = str(path)
@@ -54,7 +61,7 @@ class TrecFormatError(ValueError):
         self.problem = problem
         self.line = line
         where = f"{self.path}:{line_no}" if line_no else self.path
-        quoted = f": {line!r}" if line else ""
+        quoted = f": {errors.shown(line)!r}" if line else ""
         super().__init__(f"{where}: {problem}{quoted}")
 
 
@@ -75,6 +82,7 @@ class Records:
     layout: Layout
     skipped: np.ndarray
     compression: str | None = None
+    bom: bool = False  # a UTF-8 byte order mark was skipped (trec_eval reads it as text)
     unread_rank: tuple[int, str] | None = None
 
     def check_ranks(self) -> None:
@@ -83,7 +91,10 @@ class Records:
             line_no, line = self.unread_rank
             fields = formats.split(line, self.layout.delimiter)
             value = fields[self.layout.columns.index("rank")]
-            problem = f"rank {value!r} is not a whole number (tie-break rank reads the ranks)"
+            problem = (
+                f"rank {errors.shown(value)!r} is not a whole number "
+                "(tie-break rank reads the ranks)"
+            )
             raise TrecFormatError(self.source, line_no, problem, line)
 
     def line_of(self, row: int) -> int:
@@ -105,7 +116,7 @@ class Records:
             rank = pc.cast(table["rank"], pa.int64())
             table = table.set_column(table.column_names.index("rank"), "rank", rank)
         frame = table.to_pandas()
-        frame.attrs.update(source=self.source, skipped=self.skipped)
+        frame.attrs.update(source=self.source, skipped=self.skipped, bom=self.bom)
         return frame
 
 
@@ -219,14 +230,22 @@ def _read(path: str | os.PathLike, role: str, fmt: str) -> Records:
     """Parse a whole input block by block into the role's canonical columns."""
     name = streams.display_name(path)
     parser = _Parser(name, role, fmt)
-    with streams.open_input(path) as (stream, compression):
-        try:
-            for block in streams.blocks(stream):
-                parser.feed(block)
-        except (OSError, EOFError, lzma.LZMAError, zlib.error) as err:
-            if compression is None:
-                raise
-            raise TrecFormatError(name, 0, f"not a valid {compression} stream ({err})") from None
+    limit = streams.max_line()
+    try:
+        with streams.open_input(path) as (stream, compression):
+            try:
+                for block in streams.blocks(stream, limit=limit):
+                    parser.feed(block)
+            except streams.LineTooLong as err:
+                problem = f"{err}; IRSCORE_MAX_LINE raises the limit"
+                raise TrecFormatError(name, parser.lines + err.newlines + 1, problem) from None
+            except (OSError, EOFError, lzma.LZMAError, zlib.error) as err:
+                if compression is None:
+                    raise
+                problem = f"not a valid {compression} stream ({err})"
+                raise TrecFormatError(name, 0, problem) from None
+    except OSError as err:  # missing, a folder, unreadable: the input's fault, not a bug
+        raise InputError(f"{name}: cannot read: {err.strerror or err}") from None
     return parser.records(compression)
 
 
@@ -241,10 +260,13 @@ class _Parser:
         self.skipped: list[np.ndarray] = []
         self.tables: list[pa.Table] = []
         self.unread_rank: list[tuple[int, str]] = []  # the first line whose rank is no number
+        self.bom = False
+        self.first_record = 0  # the line number of the first record, once known
 
     def feed(self, block: bytes) -> None:
         """Parse one block of whole lines."""
         start = len(_BOM) if self.offset == 0 and block.startswith(_BOM) else 0
+        self.bom = self.bom or start > 0
         if self.layout is None:
             start = self._detect(block, start)
         newlines = None  # the block's, counted only when the fast path has not
@@ -254,7 +276,10 @@ class _Parser:
             first_line = self.lines + 1 + before
             fast = _fast_columns(data, self.layout, self.role == "run")
             if fast is None:
-                table, skipped = self._slow_block(data, first_line, self.offset + start)
+                try:
+                    table, skipped = self._slow_block(data, first_line, self.offset + start)
+                except TrecFormatError as err:
+                    raise self._with_header_hint(err) from None
             else:
                 table, skipped, lines = fast
                 skipped = skipped + first_line
@@ -292,8 +317,20 @@ class _Parser:
             if self.layout.header:
                 self.skipped.append(np.array([line_no], dtype=np.int64))
                 return end
+            self.first_record = line_no
             return position
         return position
+
+    def _with_header_hint(self, err: TrecFormatError) -> TrecFormatError:
+        """The error, with a hint when its line is the first record of a TREC file and
+        names columns (`qid`, `docno`, `rank`, ...) as a header does."""
+        if err.line_no != self.first_record or self.layout is None or self.layout.name != "trec":
+            return err
+        fields = formats.split(err.line, None)
+        if not any(formats.header_name(f) for f in fields):
+            return err
+        problem = f"{err.problem} ({HEADER_HINT.format(role=self.role)})"
+        return TrecFormatError(err.path, err.line_no, problem, err.line)
 
     def _slow_block(self, data: bytes, first_line: int, offset: int) -> tuple[pa.Table, np.ndarray]:
         """The careful reader: every line of the block checked, the first bad one raised."""
@@ -329,7 +366,9 @@ class _Parser:
             _check_unique_judgments(raw, layout, skipped, self.name)
         table = _canonical(raw, layout, self.role, self.name)
         unread = self.unread_rank[0] if self.unread_rank else None
-        return Records(table, self.name, layout, skipped, compression, unread)
+        return Records(
+            table, self.name, layout, skipped, compression, bom=self.bom, unread_rank=unread
+        )
 
 
 def _plain_docnos(table: pa.Table) -> pa.Table:
@@ -448,8 +487,8 @@ def _fast_columns(
             if b" " in data:
                 return None
             delimiter = "\t"
-    elif b" " in data:
-        return None  # CSV/TSV fields are trimmed of spaces; the careful reader does that
+    elif b" " in data or b'"' in data:
+        return None  # CSV/TSV fields are trimmed of spaces and unquoted by the careful reader
     original = data
     data, comments = _cut_comments(data)
     names = [_field(layout, i) for i in range(len(layout.columns))]
@@ -528,10 +567,14 @@ def _plausible(table: pa.Table) -> bool:
             if pa.types.is_string(chunk.type):
                 if len(chunk) and pc.min(pc.binary_length(chunk)).as_py() == 0:
                     return False
+                if name[0] != "_" and _has_control(chunk):
+                    return False
                 continue
             if pa.types.is_dictionary(chunk.type):
                 labels = chunk.dictionary
                 if pc.min(pc.binary_length(labels)).as_py() == 0:  # an empty field
+                    return False
+                if name[0] != "_" and _has_control(labels):
                     return False
                 if name == "grade" and not all(_GRADE.fullmatch(g) for g in labels.to_pylist()):
                     return False
@@ -541,6 +584,13 @@ def _plausible(table: pa.Table) -> bool:
             if name == "rank" and not _whole(values):
                 return False
     return True
+
+
+def _has_control(strings: pa.Array) -> bool:
+    """True when a string holds a control character (below U+0020): the smallest byte
+    of all the strings' bytes (which hold no line ends), one vectorised pass."""
+    data = strings.buffers()[2]
+    return data is not None and data.size > 0 and int(np.frombuffer(data, np.uint8).min()) < 32
 
 
 def _whole(values: np.ndarray) -> bool:
@@ -576,12 +626,17 @@ def _slow_columns(
             raise TrecFormatError(
                 name, first_line + index, f"expected {width} columns, found {len(fields)}", line
             )
-        for column, check, value in zip(columns, checks, fields, strict=True):
+        for i, (column, check, value) in enumerate(zip(columns, checks, fields, strict=True)):
             problem = check(value) if check else (None if value else "a field is empty")
             if problem and check is _check_rank and unread_rank is not None:
                 if not unread_rank:
                     unread_rank.append((first_line + index, line))
                 value, problem = "0", None
+            if not problem and layout.columns[i] and (control := _CONTROL.search(value)):
+                problem = (
+                    f"{layout.columns[i]} {errors.shown(value)!r} holds the control character "
+                    f"U+{ord(control.group()):04X}"
+                )
             if problem:
                 raise TrecFormatError(name, first_line + index, problem, line)
             column.append(value)
@@ -600,7 +655,7 @@ def _slow_columns(
 
 def _check_grade(value: str) -> str | None:
     if not _GRADE.fullmatch(value):
-        return f"grade {value!r} is not an integer of at most 15 digits"
+        return f"grade {errors.shown(value)!r} is not an integer of at most 15 digits"
     return None
 
 
@@ -610,15 +665,15 @@ def _is_whole(value: float) -> bool:
 
 def _check_rank(value: str) -> str | None:
     if not _DECIMAL.fullmatch(value) or not _is_whole(float(value)):
-        return f"rank {value!r} is not a whole number"
+        return f"rank {errors.shown(value)!r} is not a whole number"
     return None
 
 
 def _check_score(value: str) -> str | None:
     if not _DECIMAL.fullmatch(value):
-        return f"score {value!r} is not a finite decimal number"
+        return f"score {errors.shown(value)!r} is not a finite decimal number"
     if not math.isfinite(float(value)):
-        return f"score {value!r} is not a finite number"
+        return f"score {errors.shown(value)!r} is not a finite number"
     return None
 
 

@@ -3,8 +3,10 @@
 Each subcommand is one module of this package, named in `COMMANDS`; it adds its
 parser and imports what it needs (pandas, scipy, matplotlib) only when it runs,
 so `irscore --help` and `irscore --version` start at once. Errors (unknown
-measure or option value, malformed file, duplicate document, unwritable
-output) print one line to stderr and exit with status 2, with nothing on stdout.
+measure or option value, malformed or empty input, duplicate document, an
+output that cannot be written whole) print one line to stderr and exit with
+status 2, with nothing on stdout (an option error adds `see ... --help`);
+Ctrl-C prints one line and exits with status 130.
 """
 
 from __future__ import annotations
@@ -29,36 +31,46 @@ COMMANDS = ("evaluate", "compare", "audit", "explain", "interleave", "pool")
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line: every subcommand's parser, each bound to its `run`."""
-    parser = argparse.ArgumentParser(
+    parser = common.Parser(
         prog="irscore", description="Reproducible retrieval evaluation with explicit conventions."
     )
     parser.add_argument("--version", action="version", version=f"irscore {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=common.Parser)
     for name in COMMANDS:
         module = importlib.import_module(f"irscore.cli.{name}")
-        module.add_parser(commands).set_defaults(run=module.run)
+        command = module.add_parser(commands)
+        command.set_defaults(run=module.run, parser=command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; 0 on success, 2 on bad input or an output that cannot be written."""
-    args = build_parser().parse_args(argv)
+    args, extra = build_parser().parse_known_args(argv)
+    if extra:  # said by the subcommand's parser, which points to its own --help
+        args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return common.execute(args.run, args)
 
 
 def entry() -> NoReturn:
     """The `irscore` command: `main`, its output flushed, then an exit that skips the
     interpreter's teardown (freeing a large run's arrays one by one, which the
-    system does at once). An unexpected error still ends with its traceback."""
+    system does at once). Ctrl-C is one line and status 130; an unexpected error
+    still ends with its traceback."""
     try:
         code = main()
     except SystemExit as done:  # argparse: --help, --version, a usage error (int codes)
         code = done.code or 0
+    except KeyboardInterrupt:
+        common.silence_stdout()
+        print("irscore: interrupted", file=sys.stderr)
+        code = 130
     if sys.getprofile() or sys.gettrace():  # a profiler or coverage reports at exit
         sys.exit(code)
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except OSError:
         code = code or 2
-    sys.stderr.flush()
+    if sys.stderr is not None:
+        sys.stderr.flush()
     os._exit(code)

@@ -4,17 +4,41 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import IO, NoReturn
 
+from irscore import errors
 from irscore.conventions import CHOICES, COMPAT, Convention
+
+WRITE_PIECE = 1 << 20  # bytes handed to one write(2)
 
 
 class UsageError(ValueError):
     """A command line that asks for something irscore cannot do."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser with irscore's manners: a usage error is one line and a pointer
+    to --help (not the whole usage), and --help and --version are written through
+    `write_stdout`, so a closed or broken output is an error there too."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"irscore: error: {message}\nsee {self.prog} --help\n")
+        raise SystemExit(2)
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        if not message:
+            return
+        if file is None or file is sys.stdout:
+            if write_stdout(message):
+                raise SystemExit(2)
+            return
+        file.write(message)
 
 
 def add_convention_flags(parser: argparse.ArgumentParser, grades_flag: str = "--grades") -> None:
@@ -25,7 +49,9 @@ def add_convention_flags(parser: argparse.ArgumentParser, grades_flag: str = "--
     parser.add_argument("-c", action="store_true", help="average over every qrels topic (-c)")
     parser.add_argument("-J", action="store_true", help="remove unjudged documents (-J)")
     parser.add_argument("-M", type=int, metavar="N", help="only the first N documents count")
-    parser.add_argument("-l", type=int, metavar="N", default=1, help="relevance level (1)")
+    parser.add_argument(
+        "-l", type=relevance_level, metavar="N", default=1, help="relevance level (1)"
+    )
     for field in (
         "tie_break",
         "ties",
@@ -55,6 +81,18 @@ def add_convention_flags(parser: argparse.ArgumentParser, grades_flag: str = "--
         help="every decision where that trec_eval differs (trec_eval10: its interpolation, "
         "double scores, per-topic lines for -c topics without results, all_trec's measures)",
     )
+
+
+def relevance_level(text: str) -> int:
+    """-l's value: a grade of 0 or more (trec_eval takes a negative one and prints
+    average precision above 1)."""
+    try:
+        level = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, not {text!r}") from None
+    if level < 0:
+        raise argparse.ArgumentTypeError(f"a relevance level of 0 or more, not {level}")
+    return level
 
 
 def add_input_flags(parser: argparse.ArgumentParser) -> None:
@@ -89,7 +127,7 @@ def read_inputs(args: argparse.Namespace, qrels_path: str, run_paths: list[str])
             print(f"irscore: {records.describe()}", file=sys.stderr)
         return records
 
-    qrels = described(trec.read_qrels_records(qrels_path, args.qrels_format))
+    qrels = described(checked(trec.read_qrels_records(qrels_path, args.qrels_format), "qrels"))
     return qrels, (described(read_run(args, p)) for p in run_paths)
 
 
@@ -97,7 +135,18 @@ def read_run(args: argparse.Namespace, path: str):
     """One run as `trec.Records`, in the format the flags name."""
     from irscore import trec
 
-    return trec.read_run_records(path, args.run_format)
+    return checked(trec.read_run_records(path, args.run_format), "run")
+
+
+def checked(records, role: str):
+    """The records, refused when the file holds none (`input_checks.require_records`),
+    with a note on stderr when a byte order mark was skipped."""
+    from irscore.input_checks import bom_note, require_records
+
+    require_records(records.source, role, records.table.num_rows, len(records.skipped))
+    if records.bom:
+        print(f"irscore: note: {bom_note(records.source)}", file=sys.stderr)
+    return records
 
 
 def convention_from_args(args: argparse.Namespace) -> Convention:
@@ -167,12 +216,13 @@ def user_errors() -> tuple[type[Exception], ...]:
     from irscore.measures import MeasureError
     from irscore.trec import TrecFormatError
 
-    errors = [TrecFormatError, DuplicateDocumentError, ConventionError, MeasureError, UsageError]
+    known = [errors.InputError, TrecFormatError, DuplicateDocumentError, ConventionError]
+    known += [MeasureError, UsageError]
     # The workbench commands' and -R prefs' errors: a module not loaded cannot have raised it.
     for module, name in WORKBENCH_ERRORS:
         if module in sys.modules:
-            errors.append(getattr(sys.modules[module], name))
-    return tuple(errors)
+            known.append(getattr(sys.modules[module], name))
+    return tuple(known)
 
 
 WORKBENCH_ERRORS = (
@@ -199,29 +249,52 @@ def execute(
 
 
 def write_stdout(text: str | Iterable[bytes]) -> int:
-    """Write and flush `text` (a string, or blocks of bytes); a full disk or closed pipe
-    is one line on stderr and exit 2."""
+    """Write `text` (a string, or blocks of bytes) whole to standard output; 0, or 2
+    after one line on stderr when it cannot be (a closed or broken pipe, a reader gone
+    early, a full disk)."""
     try:
-        if isinstance(text, str):
-            sys.stdout.write(text)
-        else:
-            sys.stdout.flush()
-            raw = getattr(sys.stdout, "buffer", None)  # none on a test's StringIO
-            for block in text:
-                raw.write(block) if raw is not None else sys.stdout.write(bytes(block).decode())
-        sys.stdout.flush()
+        write_all(text)
     except OSError as err:
-        _silence_stdout()
+        silence_stdout()
         reason = err.strerror or str(err) or type(err).__name__
         print(f"irscore: error: cannot write the output: {reason}", file=sys.stderr)
         return 2
     return 0
 
 
-def _silence_stdout() -> None:
+def write_all(text: str | Iterable[bytes]) -> None:
+    """Write `text` to standard output and check every byte arrived, or raise OSError.
+
+    The bytes go to the descriptor with os.write until all are taken: Python's
+    unbuffered stdout (PYTHONUNBUFFERED, `python -u`) drops what one write(2) to a
+    pipe does not take, without an error. A stdout without a descriptor (a test's
+    StringIO) is written as it is.
+    """
+    stream = sys.stdout
+    if stream is None:  # started with stdout closed (`>&-`)
+        raise OSError(errno.EBADF, "standard output is closed")
+    blocks = [text] if isinstance(text, str) else text
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        for block in blocks:
+            stream.write(block if isinstance(block, str) else bytes(block).decode())
+        stream.flush()
+        return
+    stream.flush()  # anything printed before goes first
+    encoding, errors_ = stream.encoding or "utf-8", stream.errors or "strict"
+    for block in blocks:
+        data = memoryview(block.encode(encoding, errors_) if isinstance(block, str) else block)
+        data = data if data.format == "B" and data.ndim == 1 else data.cast("B")
+        while data:
+            written = os.write(fd, data[:WRITE_PIECE])
+            data = data[written:]
+
+
+def silence_stdout() -> None:
     """Point the stdout descriptor at /dev/null, so Python's flush at exit fails no more."""
-    # A stdout without a descriptor (a test's StringIO) has nothing to silence.
-    with contextlib.suppress(OSError, ValueError):
+    # A stdout without a descriptor (a test's StringIO, or none) has nothing to silence.
+    with contextlib.suppress(AttributeError, OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)

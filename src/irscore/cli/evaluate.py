@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     printed; trec_eval's text comes as blocks of bytes, formatted as they are written."""
     from irscore import trec_eval_text
     from irscore.cli import workers
+    from irscore.errors import display_name
+    from irscore.input_checks import overlap
     from irscore.measures import parse_requests
 
     if args.v:
@@ -106,15 +108,18 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     out: list[Iterator[bytes]] = []
     results = []
     not_computed: list[str] = []
-    for path, (described, runid, values, topics, means, without_run, notes) in zip(
+    for path, (described, runid, values, topics, means, without_run, not_done, notes) in zip(
         args.runs, workers.scored(score, args.runs), strict=True
     ):
         if described:
             print(f"irscore: {described}", file=sys.stderr)
         if zscores is not None:
             values, means = _as_zscores(zscores, values, topics, means, without_run, convention)
-        not_computed += notes
-        if len(topics) == 0:
+        not_computed += not_done
+        if notes is not None:  # qrels: the checks irscore.evaluate makes too
+            for warning in overlap(display_name(path), qrels.source, notes):
+                print(f"irscore: warning: {warning}", file=sys.stderr)
+        elif len(topics) == 0:
             raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
         results.append((runid, values, topics, means))
         if args.format == "trec":
@@ -216,21 +221,22 @@ def _other_judgments(args: argparse.Namespace, convention):
 
 
 def _scored(form: str, judgments, run, convention, spec, text: bool):
-    """(values, topics, `all` values, -c's topics without results, families not computed)
-    of one run against the judgments of -R `form`."""
+    """(values, topics, `all` values, -c's topics without results, families not computed,
+    and for qrels the `Notes` on how run and qrels meet) of one run against the
+    judgments of -R `form`."""
     if form == "qrels":
         from irscore.evaluate import evaluate_records
 
         values, topics, means, notes = evaluate_records(judgments, run, convention, spec, text=text)
-        return values, topics, means, notes.qrels_topics_without_run, notes.not_computed
+        return values, topics, means, notes.qrels_topics_without_run, notes.not_computed, notes
     if form == "qrels_jg":
         from irscore import judgment_groups
 
-        return judgment_groups.evaluate(judgments, run, convention, spec)
+        return *judgment_groups.evaluate(judgments, run, convention, spec), None
     from irscore import prefs
 
     values, topics, means, without_run = prefs.evaluate(judgments, run, convention, spec)
-    return values, topics, means, without_run, []
+    return values, topics, means, without_run, [], None
 
 
 def _as_zscores(zscores, values, topics, means, without_run, convention):

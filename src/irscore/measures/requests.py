@@ -153,8 +153,9 @@ def parse_requests(
             missing += [m for m in group if m not in IMPLEMENTED and m not in missing]
             continue
         if name not in IMPLEMENTED:
-            known = "unknown measure" if name not in FAMILIES else "measure not implemented"
-            raise MeasureError(f"{known}: {name!r} (in -m {request})")
+            if name not in FAMILIES:
+                raise MeasureError(_unknown(name, request))
+            raise MeasureError(f"measure not implemented: {name!r} (in -m {request!r})")
         families.add(name)
         if text:
             if name not in PARAMETRISED:
@@ -214,14 +215,15 @@ def parse_names(names: Sequence[str]) -> tuple[MeasureSpec, list[str], dict[str,
     return spec, missing, {f: keep for f, keep in narrowed.items() if f not in whole}
 
 
-def _unknown(name: str) -> str:
-    """The error for a measure name irscore does not know, with the close names."""
+def _unknown(name: str, request: str | None = None) -> str:
+    """The error for a measure name irscore does not know, with the close names; a -m
+    `request` is quoted whole (`RBP(p=0.8)`, not the part before its dot)."""
     known = sorted(IMPLEMENTED | set(NICKNAMES)) + [
         f"{family}_{k}" for family in CUTOFF_FAMILIES for k in DEFAULT_CUTOFFS
     ]
     close = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
     hint = f"; close names: {', '.join(close)}" if close else ""
-    return f"unknown measure {name!r}{hint}"
+    return f"unknown measure {(request or name)!r}{hint}"
 
 
 def _parse_params(name: str, text: str) -> Any:
