@@ -38,7 +38,10 @@ for path in sys.argv[3:]:
 
 
 class ToolFailed(Exception):
-    """A measured process exited with an error (its message holds the last stderr lines)."""
+    """A measured process exited with an error (its message holds the last stderr lines;
+    `tool` names it once interleaved knows which)."""
+
+    tool: str = ""
 
 
 def compile_irscore() -> None:
@@ -93,12 +96,17 @@ class Samples:
 
 def interleaved(tools: dict[str, list[str]], repeat: int) -> dict[str, Samples]:
     """Each tool `repeat` times, in rounds whose starting tool rotates, so that every
-    tool meets the same machine load; raises ToolFailed on the first failure."""
+    tool meets the same machine load; raises ToolFailed (naming the tool) on the
+    first failure."""
     samples = {tool: Samples() for tool in tools}
     names = list(tools)
     for i in range(repeat):
         for tool in names[i % len(names) :] + names[: i % len(names)]:
-            wall, peak = timed(tools[tool])
+            try:
+                wall, peak = timed(tools[tool])
+            except ToolFailed as failed:
+                failed.tool = tool
+                raise
             samples[tool].walls.append(wall)
             samples[tool].peaks.append(peak)
     return samples
