@@ -20,6 +20,7 @@ import pyarrow.csv as pacsv
 
 MARCO_PASSAGES = 8_841_823  # MS MARCO passage collection: docnos 0 .. 8,841,822
 ONE_TOPIC = 20_000_000  # the collection the one-topic shape draws from
+ROBUST04_TOPICS = np.setdiff1d(np.r_[301:451, 601:701], [672])  # 249: 672 has no relevant
 WRITE = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
 
 
@@ -213,7 +214,7 @@ def robust04(folder: Path, topics: int, seed: int = 23) -> Inputs:
     """Robust04: topics 301-450 and 601-700 but 672, 1,000 newswire docnos each,
     ~1,250 judgments per topic (~6% relevant, a few grade 2), a third retrieved."""
     rng = np.random.default_rng(seed)
-    qids = np.setdiff1d(np.r_[301:451, 601:701], [672])[:topics]
+    qids = ROBUST04_TOPICS[:topics]
     topics = len(qids)
     names = newswire_docnos()
     counts = rng.integers(500, 2001, topics)
