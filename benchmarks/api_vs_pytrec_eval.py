@@ -75,6 +75,29 @@ def pytrec_from_dicts(qrels: dict, run: dict, requests: set[str]) -> dict:
     return pytrec_eval.RelevanceEvaluator(comparable, requests).evaluate(run)
 
 
+def inputs(qrels_path: Path, run_path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict, dict]:
+    """The two files as DataFrames in ir_measures' columns (topics whose every grade
+    is negative left out, as pytrec_from_dicts does) and as pytrec_eval's dicts."""
+    qrels_table, run_table = trec.read_qrels(qrels_path), trec.read_run(run_path)
+    qrels_frame = pd.DataFrame(
+        {
+            "query_id": qrels_table["topic"].astype(str),
+            "doc_id": qrels_table["docno"].astype(str),
+            "relevance": qrels_table["grade"],
+        }
+    )
+    comparable = qrels_frame.groupby("query_id")["relevance"].transform("max") >= 0
+    qrels_frame = qrels_frame[comparable.to_numpy()].reset_index(drop=True)
+    run_frame = pd.DataFrame(
+        {
+            "query_id": run_table["topic"].astype(str),
+            "doc_id": run_table["docno"].astype(str),
+            "score": run_table["score"],
+        }
+    )
+    return qrels_frame, run_frame, *as_dicts(qrels_table, run_table)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--topics", type=int, default=1000)
@@ -84,29 +107,12 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         qrels_path, run_path = generate(Path(folder), args.topics, args.docs, args.seed)
-        qrels_table, run_table = trec.read_qrels(qrels_path), trec.read_run(run_path)
-        qrels_frame = pd.DataFrame(
-            {
-                "query_id": qrels_table["topic"].astype(str),
-                "doc_id": qrels_table["docno"].astype(str),
-                "relevance": qrels_table["grade"],
-            }
-        )
-        comparable = qrels_frame.groupby("query_id")["relevance"].transform("max") >= 0
-        qrels_frame = qrels_frame[comparable.to_numpy()].reset_index(drop=True)
-        run_frame = pd.DataFrame(
-            {
-                "query_id": run_table["topic"].astype(str),
-                "doc_id": run_table["docno"].astype(str),
-                "score": run_table["score"],
-            }
-        )
+        qrels_frame, run_frame, qrels_dict, run_dict = inputs(qrels_path, run_path)
         ids = {"query_id": object, "doc_id": object}
         frames = {
             "DataFrames vs dicts": (qrels_frame, run_frame),
             "  (object ids) vs dicts": (qrels_frame.astype(ids), run_frame.astype(ids)),
         }
-        qrels_dict, run_dict = as_dicts(qrels_table, run_table)
         print(f"collection: {args.topics} topics x {args.docs} docs = {len(run_frame):,} lines")
         print(f"{'':34s} {'irscore (s)':>11s} {'pytrec_eval (s)':>15s} {'ratio':>7s}")
         for label, ours_measures, theirs_requests in (

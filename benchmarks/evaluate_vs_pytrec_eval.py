@@ -63,13 +63,19 @@ for name in names:
 """
 
 
-def generate(folder: Path, topics: int, docs: int, seed: int) -> tuple[Path, Path]:
-    """Write a seeded run (with ties) and graded qrels; return their paths."""
+def generate(
+    folder: Path, topics: int, docs: int, seed: int, distinct: bool = False
+) -> tuple[Path, Path]:
+    """Write a seeded run (with ties) and graded qrels; return their paths. Docnos
+    come from a pool of 21 x docs shared by every topic, or with `distinct` are
+    all different (each topic draws from its own pool)."""
     rng = np.random.default_rng(seed)
     topic = np.repeat(np.arange(1, topics + 1), docs).astype(str)
     doc = rng.integers(0, 20 * docs, size=(topics, docs))
     doc = np.sort(doc, axis=1)  # unique per topic after the next line
     doc = doc + np.arange(docs)  # strictly increasing, so no duplicate docno in a topic
+    if distinct:
+        doc += 21 * docs * np.arange(topics)[:, None]
     score = np.round(rng.gamma(2.0, 2.0, size=(topics, docs)), 2)  # many exact ties
     score[:, ::7] += 1e-9  # float32-equal, float64-different
     rank = np.argsort(np.argsort(-score, axis=1), axis=1) + 1

@@ -18,43 +18,26 @@ would otherwise compile them at start: about 30 ms).
 from __future__ import annotations
 
 import argparse
-import compileall
 import shutil
-import statistics
 import subprocess
-import sys
 import tempfile
-import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
-
-import irscore
+from measuring import (
+    IRSCORE,
+    TREC_EVAL_DEFAULT,
+    ToolFailed,
+    compile_irscore,
+    difference,
+    interleaved,
+    pytrec_command,
+)
 
 MEASURES = ["map", "P", "recall", "ndcg", "ndcg_cut", "Rprec", "recip_rank", "bpref"]
 COLLECTION = 1_000_000
 DOCS_PER_TOPIC = 1000
 JUDGED = 200  # per topic: 120 retrieved, 80 not
-TREC_EVAL_DEFAULT = "/opt/trec_eval/trec_eval-9.0.8"
-IRSCORE = [sys.executable, "-m", "irscore", "evaluate"]
-
-PYTREC = """
-import sys, pytrec_eval
-qrels, run = {}, {}
-with open(sys.argv[1]) as f:
-    for line in f:
-        t, _, d, g = line.split()
-        qrels.setdefault(t, {})[d] = int(g)
-with open(sys.argv[2]) as f:
-    for line in f:
-        if line.startswith("#"):
-            continue
-        t, _, d, _, s, _ = line.split()
-        run.setdefault(t, {})[d] = float(s)
-result = pytrec_eval.RelevanceEvaluator(qrels, set(sys.argv[3].split(","))).evaluate(run)
-print(len(result))
-"""
 
 
 def docnames(ids: np.ndarray, style: str) -> np.ndarray:
@@ -102,23 +85,6 @@ def generate(folder: Path, topics: int, style: str, comments: bool, seed: int = 
     return qrels_path, run_path
 
 
-def timed(command: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak resident MiB) of one process, its output thrown away.
-
-    The peak comes from /usr/bin/time: a child forked from this Python process
-    would report this process's memory as its own high-water mark.
-    """
-    start = time.perf_counter()
-    done = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    wall = time.perf_counter() - start
-    *error, peak = done.stderr.decode().rstrip("\n").split("\n")
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {error}")
-    return wall, int(peak) / 1024
-
-
 def commands(trec_eval: str | None, qrels: Path, run: Path, pytrec: bool) -> dict:
     """The command of each tool for one input."""
     flags = [f"-m{m}" for m in MEASURES]
@@ -126,35 +92,23 @@ def commands(trec_eval: str | None, qrels: Path, run: Path, pytrec: bool) -> dic
     if trec_eval:
         tools["trec_eval"] = [trec_eval, *flags, str(qrels), str(run)]
     if pytrec:
-        tools["pytrec_eval"] = [
-            sys.executable,
-            "-c",
-            PYTREC,
-            str(qrels),
-            str(run),
-            ",".join(MEASURES),
-        ]
+        tools["pytrec_eval"] = pytrec_command(qrels, [run], MEASURES)
     return tools
 
 
 def same_output(trec_eval: str, qrels: Path, run: Path) -> str:
     """'identical', or which measures' lines differ between irscore and trec_eval
-    under `-q -m all_trec` (lines compared as sets: a missing measure shifts no others)."""
-    outputs = [
+    under `-q -m all_trec`."""
+    ours, theirs = (
         subprocess.run(
             [*tool, "-q", "-m", "all_trec", str(qrels), str(run)], capture_output=True, check=True
         ).stdout
         for tool in (IRSCORE, [trec_eval])
-    ]
-    if outputs[0] == outputs[1]:
-        return f"byte-identical ({len(outputs[1].splitlines()):,} lines)"
-    ours, theirs = (set(out.decode().splitlines()) for out in outputs)
-    only_theirs = Counter(line.split()[0] for line in theirs - ours)
-    only_ours = Counter(line.split()[0] for line in ours - theirs)
-    return (
-        f"DIFFERENT: lines only trec_eval prints, by measure: {dict(only_theirs)}; "
-        f"lines only irscore prints: {dict(only_ours)}"
     )
+    differs = difference(ours, theirs)
+    if differs is None:
+        return f"byte-identical ({len(theirs.splitlines()):,} lines)"
+    return f"DIFFERENT: {differs}"
 
 
 def cases(folder: Path, quick: bool) -> list[tuple[str, str, Path, Path, int]]:
@@ -177,17 +131,13 @@ def cases(folder: Path, quick: bool) -> list[tuple[str, str, Path, Path, int]]:
 
 def measure(tools: dict[str, list[str]], repeat: int) -> tuple[dict, dict]:
     """Median wall seconds and largest peak MiB of each tool, repeats interleaved."""
-    walls: dict[str, list[float]] = {tool: [] for tool in tools}
-    peaks: dict[str, list[float]] = {tool: [] for tool in tools}
-    names = list(tools)
-    for i in range(repeat):
-        for tool in names[i % len(names) :] + names[: i % len(names)]:
-            wall, peak = timed(tools[tool])
-            walls[tool].append(wall)
-            peaks[tool].append(peak)
+    try:
+        samples = interleaved(tools, repeat)
+    except ToolFailed as failed:
+        raise SystemExit(str(failed)) from None
     return (
-        {tool: statistics.median(v) for tool, v in walls.items()},
-        {tool: max(v) for tool, v in peaks.items()},
+        {tool: s.wall for tool, s in samples.items()},
+        {tool: s.peak for tool, s in samples.items()},
     )
 
 
@@ -215,7 +165,7 @@ def main() -> None:
     parser.add_argument("--no-pytrec-10m", action="store_true", help="skip pytrec_eval at 10M")
     args = parser.parse_args()
     trec_eval = args.trec_eval if Path(args.trec_eval).exists() else None
-    compileall.compile_dir(Path(irscore.__file__).parent, quiet=1)
+    compile_irscore()
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(args.folder or temporary)
         folder.mkdir(parents=True, exist_ok=True)

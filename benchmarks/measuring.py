@@ -1,0 +1,128 @@
+"""What the process benchmarks share: timing a whole process, interleaved repeats,
+pytrec_eval as a user's script, and comparing two tools' printed output."""
+
+from __future__ import annotations
+
+import compileall
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TREC_EVAL_DEFAULT = "/opt/trec_eval/trec_eval-9.0.8"
+IRSCORE = [sys.executable, "-m", "irscore", "evaluate"]
+
+# pytrec_eval as people use it, in one process: `qrels measures run...`; each line
+# split in Python into nested dicts, then RelevanceEvaluator on every run in turn.
+PYTREC = """
+import sys, pytrec_eval
+qrels = {}
+with open(sys.argv[1]) as f:
+    for line in f:
+        t, _, d, g = line.split()
+        qrels.setdefault(t, {})[d] = int(g)
+evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(sys.argv[2].split(",")))
+for path in sys.argv[3:]:
+    run = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            t, _, d, _, s, _ = line.split()
+            run.setdefault(t, {})[d] = float(s)
+    print(len(evaluator.evaluate(run)))
+"""
+
+
+class ToolFailed(Exception):
+    """A measured process exited with an error (its message holds the last stderr lines;
+    `tool` names it once interleaved knows which)."""
+
+    tool: str = ""
+
+
+def compile_irscore() -> None:
+    """Compile irscore to bytecode, as pip does at install: under PYTHONDONTWRITEBYTECODE
+    every measured process would otherwise compile its modules at start."""
+    import irscore
+
+    compileall.compile_dir(Path(irscore.__file__).parent, quiet=1)
+
+
+def pytrec_command(qrels: Path, runs: list[Path], measures: list[str]) -> list[str]:
+    """The pytrec_eval process (parse + evaluate) for these files."""
+    return [sys.executable, "-c", PYTREC, str(qrels), ",".join(measures), *map(str, runs)]
+
+
+def timed(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak resident MiB) of one process, its output thrown away.
+
+    The peak is the child's rusage as /usr/bin/time reports it: a child forked
+    straight from this Python process would count this process's memory as its
+    own high-water mark.
+    """
+    start = time.perf_counter()
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    wall = time.perf_counter() - start
+    *error, peak = done.stderr.decode(errors="replace").rstrip("\n").split("\n")
+    if done.returncode != 0:
+        tail = " | ".join(line for line in error[-3:] if not line.startswith("Command exited"))
+        raise ToolFailed(f"exit {done.returncode}: {tail}")
+    return wall, int(peak) / 1024
+
+
+@dataclass
+class Samples:
+    """Every repeat's wall seconds and peak MiB of one tool on one input."""
+
+    walls: list[float] = field(default_factory=list)
+    peaks: list[float] = field(default_factory=list)
+
+    @property
+    def wall(self) -> float:
+        """The median wall time."""
+        return statistics.median(self.walls)
+
+    @property
+    def peak(self) -> float:
+        """The largest peak over the repeats."""
+        return max(self.peaks)
+
+
+def interleaved(tools: dict[str, list[str]], repeat: int) -> dict[str, Samples]:
+    """Each tool `repeat` times, in rounds whose starting tool rotates, so that every
+    tool meets the same machine load; raises ToolFailed (naming the tool) on the
+    first failure."""
+    samples = {tool: Samples() for tool in tools}
+    names = list(tools)
+    for i in range(repeat):
+        for tool in names[i % len(names) :] + names[: i % len(names)]:
+            try:
+                wall, peak = timed(tools[tool])
+            except ToolFailed as failed:
+                failed.tool = tool
+                raise
+            samples[tool].walls.append(wall)
+            samples[tool].peaks.append(peak)
+    return samples
+
+
+def difference(ours: bytes, theirs: bytes) -> str | None:
+    """None when the two outputs are the same bytes, else which measures' lines differ
+    (lines compared as sets: a missing measure shifts no others)."""
+    if ours == theirs:
+        return None
+    mine, other = (set(out.decode(errors="replace").splitlines()) for out in (ours, theirs))
+    only_theirs = Counter(line.split()[0] for line in other - mine if line.strip())
+    only_ours = Counter(line.split()[0] for line in mine - other if line.strip())
+    if not only_theirs and not only_ours:
+        return "the same lines in another order"
+    return (
+        f"lines only trec_eval prints, by measure: {dict(only_theirs)}; "
+        f"lines only irscore prints: {dict(only_ours)}"
+    )

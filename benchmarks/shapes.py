@@ -1,0 +1,326 @@
+"""The shape matrix: irscore, trec_eval 9.0.8 and pytrec_eval on the shapes people evaluate.
+
+Generates seeded inputs in the shapes of real collections (shape_inputs.py)
+into a temporary folder. For each shape it first checks that `irscore
+evaluate` prints trec_eval's bytes for `-q -m all_trec` and for `-c -m
+official` (for several runs: the concatenation of one trec_eval per run), then
+times the three tools as whole processes on `-q -m all_trec` (pytrec_eval:
+parse in Python + RelevanceEvaluator on `all_trec`, in one process), medians
+of interleaved repeats, peak resident memory from the child's rusage. Each row
+says whether the targets of issue 21 (speed: irscore / trec_eval wall; memory:
+against trec_eval's peak) are met. Then the Python API part (shapes_api.py).
+The output is a Markdown table; --out writes every figure as JSON.
+
+    .venv/bin/python benchmarks/shapes.py [--quick] [--only marco100,dl,...] [--repeat 3]
+        [--trec-eval PATH] [--out results.json] [--no-api]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import shape_inputs
+from evaluate_vs_trec_eval import generate as synthetic
+from measuring import (
+    IRSCORE,
+    TREC_EVAL_DEFAULT,
+    Samples,
+    ToolFailed,
+    compile_irscore,
+    difference,
+    interleaved,
+    pytrec_command,
+)
+from shape_inputs import Inputs
+
+CHECKS = (["-q", "-m", "all_trec"], ["-c", "-m", "official"])
+TIMED = ["-q", "-m", "all_trec"]
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A memory target (issue 21 item 4): the most irscore's peak may be, from trec_eval's."""
+
+    label: str
+    limit: Callable[[float], float]
+
+
+PLUS_100 = Memory("<= te + 100 MiB", lambda te: te + 100)  # below 1M lines
+TIMES_06 = Memory("<= 0.6x te", lambda te: 0.6 * te)  # at 7M lines and more
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One row of the matrix: how to build its inputs (full size or --quick), its
+    speed target (irscore / trec_eval wall, issue 21 item 3) and memory target."""
+
+    name: str
+    label: str
+    build: Callable[[Path, bool], Inputs]
+    speed: float
+    memory: Memory | None
+
+
+def _synthetic(topics: int) -> Callable[[Path, bool], Inputs]:
+    """evaluate_vs_trec_eval.py's input of `topics` x 1,000 (a tenth with --quick)."""
+
+    def build(folder: Path, quick: bool) -> Inputs:
+        n = max(topics // 100, 1) if quick else topics
+        qrels, run = synthetic(folder, n, "plain", False)
+        return Inputs(qrels, [run], n * 1000)
+
+    return build
+
+
+def _marco(top: int) -> Callable[[Path, bool], Inputs]:
+    """MS MARCO passage dev, its top-100 or top-1,000 run (both written at once)."""
+
+    def build(folder: Path, quick: bool) -> Inputs:
+        if not (folder / f"marco.top{top}.run").exists():
+            shape_inputs.marco(folder, 70 if quick else 6980)
+        qrels, run = folder / "marco.qrels", folder / f"marco.top{top}.run"
+        return Inputs(qrels, [run], (70 if quick else 6980) * top)
+
+    return build
+
+
+SHAPES = [
+    # Speed: 698k lines is 2k short of the 700k band (0.5x), so Robust04's (0.9x).
+    # Memory: 6.98M lines is the issue's '7M'; 1M and 2M lines have no target;
+    # the 100 runs are read one at a time, each of 43k lines.
+    Shape("marco100", "MS MARCO passage dev, top 100", _marco(100), 0.9, PLUS_100),
+    Shape("marco1000", "MS MARCO passage dev, top 1,000", _marco(1000), 0.4, TIMES_06),
+    Shape(
+        "dl",
+        "TREC DL 2019 (43 x 1,000, graded 0-3)",
+        lambda f, q: shape_inputs.trec_dl(f, 1, 5 if q else 43),
+        3.0,
+        PLUS_100,
+    ),
+    Shape(
+        "robust04",
+        "Robust04 (249 x 1,000, newswire docnos)",
+        lambda f, q: shape_inputs.robust04(f, 10 if q else 249),
+        0.9,
+        PLUS_100,
+    ),
+    Shape(
+        "beir",
+        "BEIR-style (string qids, unsorted lines)",
+        lambda f, q: shape_inputs.beir(f, 40 if q else 300),
+        3.0,
+        PLUS_100,
+    ),
+    Shape(
+        "one_document",
+        "100,000 queries x 1 document",
+        lambda f, q: shape_inputs.one_document(f, 1000 if q else 100_000),
+        0.1,
+        PLUS_100,
+    ),
+    Shape(
+        "one_topic",
+        "one topic of 2M documents",
+        lambda f, q: shape_inputs.one_topic(f, 20_000 if q else 2_000_000),
+        0.5,
+        None,
+    ),
+    Shape("synthetic1m", "synthetic 1,000 x 1,000", _synthetic(1000), 0.5, None),
+    Shape(
+        "synthetic10m", "synthetic 10,000 x 1,000 (10M lines)", _synthetic(10_000), 0.5, TIMES_06
+    ),
+    Shape(
+        "dl100runs",
+        "100 TREC DL runs, one call vs a trec_eval loop",
+        lambda f, q: shape_inputs.trec_dl(f, 5 if q else 100, 5 if q else 43),
+        0.3,
+        PLUS_100,
+    ),
+]
+
+
+def trec_eval_command(trec_eval: str, flags: list[str], inputs: Inputs) -> list[str]:
+    """trec_eval on every run of `inputs`: itself for one run, a shell loop for more."""
+    if len(inputs.runs) == 1:
+        return [trec_eval, *flags, str(inputs.qrels), str(inputs.runs[0])]
+    loop = 'te=$1; q=$2; shift 2; for r in "$@"; do "$te" ' + " ".join(flags)
+    loop += ' "$q" "$r" || exit 1; done'
+    return ["sh", "-c", loop, "sh", trec_eval, str(inputs.qrels), *map(str, inputs.runs)]
+
+
+def irscore_command(flags: list[str], inputs: Inputs) -> list[str]:
+    """One `irscore evaluate` over every run of `inputs`."""
+    return [*IRSCORE, *flags, str(inputs.qrels), *map(str, inputs.runs)]
+
+
+def printed(command: list[str], out: Path) -> str | None:
+    """Run a command with its output into `out`; None, or why it failed."""
+    with open(out, "wb") as handle:
+        done = subprocess.run(command, stdout=handle, stderr=subprocess.PIPE)
+    if done.returncode == 0:
+        return None
+    tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
+    return f"exit {done.returncode}: {tail[0][:200]}"
+
+
+def identity(trec_eval: str, inputs: Inputs, folder: Path) -> dict[str, str]:
+    """For each checked flag set: 'identical', 'DIFFERENT: ...' or who crashed."""
+    verdicts = {}
+    for flags in CHECKS:
+        ours, theirs = folder / "irscore.out", folder / "trec_eval.out"
+        crashed = printed(irscore_command(flags, inputs), ours)
+        failed = printed(trec_eval_command(trec_eval, flags, inputs), theirs)
+        if crashed:
+            verdict = f"irscore crashed ({crashed})"
+        elif failed:
+            verdict = f"trec_eval failed ({failed})"
+        else:
+            differs = difference(ours.read_bytes(), theirs.read_bytes())
+            verdict = "identical" if differs is None else f"DIFFERENT: {differs}"
+        verdicts[" ".join(flags)] = verdict
+        ours.unlink()
+        theirs.unlink()
+    return verdicts
+
+
+def measured(tools: dict[str, list[str]], repeat: int) -> tuple[dict[str, Samples], dict]:
+    """Interleaved samples of every tool that runs; a failing tool is left out and
+    its failure returned."""
+    failures: dict[str, str] = {}
+    while tools:
+        try:
+            return interleaved(tools, repeat), failures
+        except ToolFailed as failed:
+            failures[failed.tool] = str(failed)
+            tools = {name: c for name, c in tools.items() if name != failed.tool}
+    return {}, failures
+
+
+def evaluate_shape(shape: Shape, inputs: Inputs, trec_eval: str | None, args, folder) -> dict:
+    """Check and time one shape; the row's figures as a dict."""
+    result: dict = {"shape": shape.name, "label": shape.label, "lines": inputs.lines}
+    result["runs"] = len(inputs.runs)
+    result["identity"] = identity(trec_eval, inputs, folder) if trec_eval else {}
+    tools = {"irscore": irscore_command(TIMED, inputs)}
+    if trec_eval:
+        tools["trec_eval"] = trec_eval_command(trec_eval, TIMED, inputs)
+    if inputs.lines <= args.pytrec_max_lines:
+        tools["pytrec_eval"] = pytrec_command(inputs.qrels, inputs.runs, ["all_trec"])
+    samples, result["failures"] = measured(tools, args.repeat)
+    result["tools"] = {
+        name: {"walls": s.walls, "peaks": s.peaks, "wall": s.wall, "peak": s.peak}
+        for name, s in samples.items()
+    }
+    ours, theirs = samples.get("irscore"), samples.get("trec_eval")
+    result["speed_target"] = shape.speed
+    memory = shape.memory
+    result["memory_target"] = memory.label if memory else None
+    if ours and theirs:
+        paired = [a / b for a, b in zip(ours.walls, theirs.walls, strict=True)]
+        result["ratio"] = ours.wall / theirs.wall
+        result["ratio_range"] = [min(paired), max(paired)]
+        result["speed_met"] = None if args.quick else result["ratio"] <= shape.speed
+        if memory:
+            result["memory_target_mib"] = memory.limit(theirs.peak)
+            result["memory_met"] = None if args.quick else ours.peak <= memory.limit(theirs.peak)
+    return result
+
+
+def verdict(met: bool | None) -> str:
+    """A target cell's word."""
+    return {True: "met", False: "**not met**", None: "n/a"}[met]
+
+
+def row(result: dict) -> str:
+    """One Markdown row of the matrix."""
+    tools = result["tools"]
+
+    def wall(name: str) -> str:
+        if name in result["failures"]:
+            return "**crash**"
+        return f"{tools[name]['wall']:.2f}" if name in tools else "-"
+
+    def peak(name: str) -> str:
+        return f"{tools[name]['peak']:.0f}" if name in tools else "-"
+
+    checks = [result["identity"].get(" ".join(flags), "not checked") for flags in CHECKS]
+    checks = [c if c == "identical" else f"**{c}**" for c in checks]
+    ratio = "-"
+    if "ratio" in result:
+        low, high = result["ratio_range"]
+        ratio = f"{result['ratio']:.2f}x ({low:.2f}-{high:.2f})"
+    speed = f"<= {result['speed_target']}x: {verdict(result.get('speed_met'))}"
+    memory = "-"
+    if result.get("memory_target"):
+        memory = f"{result['memory_target']}: {verdict(result.get('memory_met'))}"
+    cells = [result["label"], f"{result['lines']:,}", *checks, wall("irscore")]
+    cells += [wall("trec_eval"), wall("pytrec_eval"), ratio, speed]
+    cells += [" : ".join(peak(t) for t in ("irscore", "trec_eval", "pytrec_eval")), memory]
+    return "| " + " | ".join(cells) + " |"
+
+
+HEADER = (
+    "| shape | lines | `-q -m all_trec` | `-c -m official` | irscore s | trec_eval s "
+    "| pytrec_eval s | irscore / trec_eval (paired range) | speed target "
+    "| peak MiB irscore : trec_eval : pytrec_eval | memory target |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def selected(only: str | None) -> list[Shape]:
+    """The shapes named by --only (all by default); an unknown name is an error."""
+    if not only:
+        return SHAPES
+    names = only.split(",")
+    known = {shape.name: shape for shape in SHAPES}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise SystemExit(f"--only: unknown shape(s) {unknown}; known: {', '.join(known)}")
+    return [known[name] for name in names]
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trec-eval", default=TREC_EVAL_DEFAULT, help="'' for none")
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke test")
+    parser.add_argument("--only", help="comma-separated shape names: " + ",".join(
+        shape.name for shape in SHAPES))  # fmt: skip
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--out", type=Path, help="write every figure here as JSON")
+    parser.add_argument("--folder", type=Path, help="keep the inputs here (default: temporary)")
+    parser.add_argument("--no-api", action="store_true", help="skip the Python API part")
+    parser.add_argument("--pytrec-max-lines", type=int, default=10**9)
+    args = parser.parse_args(argv)
+    trec_eval = args.trec_eval if args.trec_eval and Path(args.trec_eval).exists() else None
+    shapes = selected(args.only)
+    compile_irscore()
+    results = []
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = args.folder or Path(temporary)
+        folder.mkdir(parents=True, exist_ok=True)
+        print(f"trec_eval: {trec_eval or 'none'}; timed: -q -m all_trec, whole processes,")
+        print(f"medians of {args.repeat} interleaved repeats{' (--quick sizes)' * args.quick}\n")
+        print(HEADER, flush=True)
+        for shape in shapes:
+            inputs = shape.build(folder, args.quick)
+            results.append(evaluate_shape(shape, inputs, trec_eval, args, folder))
+            print(row(results[-1]), flush=True)
+        api = []
+        if not args.no_api:
+            import shapes_api
+
+            print()
+            api = shapes_api.run(folder, args.quick, args.repeat)
+    if args.out:
+        args.out.write_text(json.dumps({"shapes": results, "api": api}, indent=1) + "\n")
+    return results
+
+
+if __name__ == "__main__":
+    main()

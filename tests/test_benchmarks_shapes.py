@@ -1,0 +1,151 @@
+"""benchmarks/shapes.py cannot rot: its inputs have the shapes its docs claim, and a
+--quick run on two shapes checks, times and reports them (a few seconds)."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import json
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TREC_EVAL = Path("/opt/trec_eval/trec_eval-9.0.8")
+
+
+@pytest.fixture
+def bench(monkeypatch):
+    """The benchmark modules, imported as the scripts import each other."""
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    return importlib.import_module("shape_inputs"), importlib.import_module("shapes")
+
+
+def lines(path: Path) -> list[list[str]]:
+    """A TREC file's lines, split on whitespace."""
+    return [line.split() for line in path.read_text().splitlines()]
+
+
+def judgments(path: Path) -> dict[str, dict[str, int]]:
+    """{topic: {docno: grade}}, failing on a repeated (topic, docno)."""
+    out: dict[str, dict[str, int]] = defaultdict(dict)
+    for topic, iteration, docno, grade in lines(path):
+        assert iteration == "0" and docno not in out[topic]
+        out[topic][docno] = int(grade)
+    return out
+
+
+def ranked(path: Path) -> dict[str, list[tuple[str, float]]]:
+    """{topic: [(docno, score) in file order]}, failing on a repeated (topic, docno)."""
+    out: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    for topic, q0, docno, _rank, score, _tag in lines(path):
+        assert q0 == "Q0"
+        out[topic].append((docno, float(score)))
+    for topic, docs in out.items():
+        assert len({d for d, _ in docs}) == len(docs), f"repeated docno in topic {topic}"
+    return out
+
+
+def test_marco_has_numeric_ids_and_about_one_relevant_per_query(bench, tmp_path):
+    top100, top1000 = bench[0].marco(tmp_path, 300)
+    qrels, run = judgments(top100.qrels), ranked(top1000.runs[0])
+    assert len(run) == 300 and top1000.lines == 300_000 and top100.lines == 30_000
+    assert all(len(docs) == 1000 for docs in run.values())
+    docnos = {int(d) for docs in run.values() for d, _ in docs}  # numeric, or int() fails
+    assert max(docnos) < 8_841_823 and max(docnos) > 8_000_000
+    assert {g for q in qrels.values() for g in q.values()} == {1}
+    assert 1.0 < sum(map(len, qrels.values())) / len(qrels) < 1.12  # MS MARCO dev: 1.06
+    assert ranked(top100.runs[0]) == {t: docs[:100] for t, docs in run.items()}
+    retrieved = sum(d in dict(run[t]) for t, q in qrels.items() for d in q)
+    assert 0.78 < retrieved / sum(map(len, qrels.values())) < 0.94  # 86% found in the top 1,000
+
+
+def test_trec_dl_runs_share_graded_qrels_of_about_215_per_topic(bench, tmp_path):
+    inputs = bench[0].trec_dl(tmp_path, runs=3)
+    qrels = judgments(inputs.qrels)
+    assert len(qrels) == 43 and 190 < sum(map(len, qrels.values())) / 43 < 240
+    grades = Counter(g for q in qrels.values() for g in q.values())
+    assert sorted(grades) == [0, 1, 2, 3] and grades[0] > grades[2] > grades[3]
+    assert len(inputs.runs) == 3 and inputs.lines == 3 * 43_000
+    runs = [ranked(path) for path in inputs.runs]
+    assert all(set(run) == set(qrels) for run in runs) and runs[0] != runs[1]
+
+
+def test_robust04_has_newswire_docnos_and_deep_qrels(bench, tmp_path):
+    topics = bench[0].ROBUST04_TOPICS
+    assert len(topics) == 249 and 672 not in topics and {301, 450, 601, 700} <= set(topics)
+    inputs = bench[0].robust04(tmp_path, topics=30)
+    qrels, run = judgments(inputs.qrels), ranked(inputs.runs[0])
+    assert list(run) == [str(t) for t in topics[:30]] and inputs.lines == 30_000
+    assert 1100 < sum(map(len, qrels.values())) / 30 < 1400
+    style = re.compile(r"FBIS[34]-\d+|FR94\d{4}-\d-\d{5}|FT9\d\d-\d+|LA\d{6}-\d{4}")
+    docnos = [d for docs in run.values() for d, _ in docs] + [d for q in qrels.values() for d in q]
+    assert all(style.fullmatch(d) for d in docnos)
+    assert {d[:2] for d in docnos} == {"FB", "FR", "FT", "LA"}
+
+
+def test_beir_shape_has_its_awkward_cases(bench, tmp_path):
+    inputs = bench[0].beir(tmp_path, judged_topics=300)
+    qrels, run = judgments(inputs.qrels), ranked(inputs.runs[0])
+    assert len(qrels) == 300 and all(t.startswith("PLAIN-") for t in qrels)
+    assert all(len(d) == 8 for docs in run.values() for d, _ in docs)
+    assert len(set(qrels) - set(run)) == 10  # judged topics without results
+    assert len(set(run) - set(qrels)) == 5  # results without judgments
+    no_relevant = sum(max(q.values()) == 0 and t in run for t, q in qrels.items())
+    assert no_relevant >= 15  # 15 on purpose, and some by chance
+    topics = [line[0] for line in lines(inputs.runs[0])]
+    changes = sum(a != b for a, b in itertools.pairwise(topics))
+    assert changes > len(topics) / 2  # not grouped by topic
+    float32_only = 0
+    for docs in run.values():
+        scores = np.array([s for _, s in docs])
+        same32 = scores[:, None].astype(np.float32) == scores[None, :].astype(np.float32)
+        float32_only += int((same32 & (scores[:, None] != scores[None, :])).sum()) // 2
+    assert float32_only > 1000
+
+
+def test_one_document_and_one_topic(bench, tmp_path):
+    many = ranked(bench[0].one_document(tmp_path, 5000).runs[0])
+    assert len(many) == 5000 and all(len(docs) == 1 for docs in many.values())
+    one = bench[0].one_topic(tmp_path, 50_000)
+    run = ranked(one.runs[0])
+    assert list(run) == ["1"] and len(run["1"]) == 50_000 == one.lines
+    assert len(judgments(one.qrels)["1"]) == 3000
+
+
+def test_row_marks_crashes_and_missed_targets(bench):
+    result = {
+        "label": "x",
+        "lines": 1000,
+        "identity": {"-q -m all_trec": "identical", "-c -m official": "irscore crashed (exit 1)"},
+        "failures": {"irscore": "exit 1: boom"},
+        "tools": {"trec_eval": {"wall": 0.5, "peak": 10.0}},
+        "speed_target": 0.5,
+        "speed_met": False,
+        "memory_target": None,
+    }
+    assert bench[1].row(result) == (
+        "| x | 1,000 | identical | **irscore crashed (exit 1)** | **crash** | 0.50 | - | - "
+        "| <= 0.5x: **not met** | - : 10 : - | - |"
+    )
+
+
+@pytest.mark.allowed_skip(reason="trec_eval 9.0.8 is built outside the repository")
+def test_quick_matrix_checks_times_and_writes_json(bench, tmp_path, capsys):
+    if not TREC_EVAL.exists():
+        pytest.skip(f"no {TREC_EVAL}")
+    out = tmp_path / "shapes.json"
+    argv = ["--quick", "--only", "beir,dl100runs", "--repeat", "1", "--no-api"]
+    results = bench[1].main([*argv, "--out", str(out), "--folder", str(tmp_path / "in")])
+    assert [r["shape"] for r in results] == ["beir", "dl100runs"]
+    assert json.loads(out.read_text())["shapes"] == results
+    for result in results:
+        assert set(result["identity"].values()) == {"identical"}, result["identity"]
+        assert set(result["tools"]) == {"irscore", "trec_eval", "pytrec_eval"}
+        assert not result["failures"] and result["ratio"] > 0
+    assert results[1]["runs"] == 5
+    table = capsys.readouterr().out
+    assert table.count("| identical | identical |") == 2
