@@ -380,3 +380,23 @@ def test_chunks_with_dictionaries_of_different_sizes_combine(tmp_path, monkeypat
     assert run["topic"].astype(str).tolist()[-4:] == ["699", "699", "699", "700"]
     assert run["docno"].astype(str).tolist()[:2] == ["1", "2"]
     assert run["rank"].tolist()[-1] == 2**31 + 7
+
+
+def test_small_inputs_read_as_runs_are(tmp_path):
+    """Preferences, judgment groups and z-scores are read through `trec.data_lines`:
+    compressed or not, a byte order mark skipped, blank and `#` lines skipped with their
+    numbers kept, and a line that is not UTF-8 is an error naming it."""
+    import gzip
+
+    text = "\ufeff1 a b\n\n# note\n2 c d\r\n"
+    plain, packed, bad = tmp_path / "plain", tmp_path / "packed.gz", tmp_path / "bad"
+    plain.write_text(text, encoding="utf-8")
+    packed.write_bytes(gzip.compress(text.encode()))
+    expected = [(1, "1 a b", ["1", "a", "b"]), (4, "2 c d", ["2", "c", "d"])]
+    assert list(trec.data_lines(plain)) == expected
+    assert list(trec.data_lines(packed)) == expected
+    bad.write_bytes(b"1 a b\n2 \xff d\n")
+    with pytest.raises(TrecFormatError) as info:
+        list(trec.data_lines(bad))
+    assert info.value.line_no == 2
+    assert "byte offset 8" in str(info.value)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irscore import formats, trec
+from irscore import trec
 from irscore.trec import TrecFormatError
 
 if TYPE_CHECKING:
@@ -40,29 +40,22 @@ def read_qrels_jg(path: str | os.PathLike) -> pd.DataFrame:
 
     rows: list[tuple[str, str, int]] = []
     seen: dict[tuple[str, str], int] = {}
-    with open(path, encoding="utf-8") as handle:
-        for line_no, raw in enumerate(handle, 1):
-            line = raw.rstrip("\r\n")
-            fields = formats.split(line, None)
-            if not fields or fields[0].startswith("#"):
-                continue
-            if len(fields) != 4:
-                raise TrecFormatError(
-                    path, line_no, f"expected 4 columns, found {len(fields)}", line
-                )
-            topic, group, docno, grade = fields
-            if not _GRADE.fullmatch(grade):
-                problem = f"grade {grade!r} is not an integer of at most 15 digits"
-                raise TrecFormatError(path, line_no, problem, line)
-            key = (f"{topic}{SEPARATOR}{group}", docno)
-            if key in seen:
-                problem = (
-                    f"document {docno} is judged twice for topic {topic} in group {group} "
-                    f"(first on line {seen[key]})"
-                )
-                raise TrecFormatError(path, line_no, problem, line)
-            seen[key] = line_no
-            rows.append((key[0], docno, int(grade)))
+    for line_no, line, fields in trec.data_lines(path):
+        if len(fields) != 4:
+            raise TrecFormatError(path, line_no, f"expected 4 columns, found {len(fields)}", line)
+        topic, group, docno, grade = fields
+        if not _GRADE.fullmatch(grade):
+            problem = f"grade {grade!r} is not an integer of at most 15 digits"
+            raise TrecFormatError(path, line_no, problem, line)
+        key = (f"{topic}{SEPARATOR}{group}", docno)
+        if key in seen:
+            problem = (
+                f"document {docno} is judged twice for topic {topic} in group {group} "
+                f"(first on line {seen[key]})"
+            )
+            raise TrecFormatError(path, line_no, problem, line)
+        seen[key] = line_no
+        rows.append((key[0], docno, int(grade)))
     frame = pd.DataFrame(rows, columns=["topic", "docno", "grade"])
     frame["grade"] = frame["grade"].astype(np.int64)
     frame.attrs["source"] = str(path)

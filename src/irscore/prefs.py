@@ -26,7 +26,7 @@ from itertools import groupby
 
 import numpy as np
 
-from irscore import formats
+from irscore import trec
 from irscore.trec import TrecFormatError
 
 _LEVEL = re.compile(r"[+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -77,28 +77,23 @@ def read_prefs(
     are non-negative; it would misread one), is an error naming the line."""
     width = 4 if qrels else 5
     out: dict[str, list[tuple[str, str, float, str]]] = {}
-    with open(path, encoding="utf-8") as handle:
-        for line_no, raw in enumerate(handle, 1):
-            line = raw.rstrip("\r\n")
-            fields = formats.split(line, None)
-            if not fields or fields[0].startswith("#"):
-                continue
-            if len(fields) != width:
-                raise TrecFormatError(
-                    path, line_no, f"expected {width} columns, found {len(fields)}", line
-                )
-            if qrels:
-                topic, group, docno, level = fields
-                subgroup = "0"
-                ok = _GRADE.fullmatch(level)
-            else:
-                topic, group, subgroup, docno, level = fields
-                ok = _LEVEL.fullmatch(level)
-            if not ok:
-                what = "grade" if qrels else "level"
-                problem = f"{what} {level!r} is not a number >= 0 (a preference level)"
-                raise TrecFormatError(path, line_no, problem, line)
-            out.setdefault(topic, []).append((group, subgroup, float(level), docno))
+    for line_no, line, fields in trec.data_lines(path):
+        if len(fields) != width:
+            raise TrecFormatError(
+                path, line_no, f"expected {width} columns, found {len(fields)}", line
+            )
+        if qrels:
+            topic, group, docno, level = fields
+            subgroup = "0"
+            ok = _GRADE.fullmatch(level)
+        else:
+            topic, group, subgroup, docno, level = fields
+            ok = _LEVEL.fullmatch(level)
+        if not ok:
+            what = "grade" if qrels else "level"
+            problem = f"{what} {level!r} is not a number >= 0 (a preference level)"
+            raise TrecFormatError(path, line_no, problem, line)
+        out.setdefault(topic, []).append((group, subgroup, float(level), docno))
     return out
 
 

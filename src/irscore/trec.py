@@ -20,7 +20,7 @@ import os
 import re
 import tempfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -228,17 +228,54 @@ def _umask() -> int:
 
 def _read(path: str | os.PathLike, role: str, fmt: str) -> Records:
     """Parse a whole input block by block into the role's canonical columns."""
+    parser = _Parser(streams.display_name(path), role, fmt)
+    with _blocks(path, lambda: parser.lines) as (blocks, compression):
+        for block in blocks:
+            parser.feed(block)
+    return parser.records(compression)
+
+
+def data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
+    """(line number, line, fields split on whitespace) of each data line of a small
+    input (preferences, judgment groups, z-scores), read as qrels and runs are: any
+    compression, a byte order mark skipped, lines bounded; blank and `#` lines
+    skipped, bytes that are not UTF-8 an error naming the line."""
+    name, line_no, position = streams.display_name(path), 0, 0
+    with _blocks(path, lambda: line_no) as (blocks, _):
+        for block in blocks:
+            start = len(_BOM) if position == 0 and block.startswith(_BOM) else 0
+            position += start
+            lines = block[start:].split(b"\n")
+            if block.endswith(b"\n"):
+                lines.pop()  # nothing after the last line end
+            for raw in lines:
+                line_no += 1
+                try:
+                    line = raw.rstrip(b"\r").decode("utf-8")
+                except UnicodeDecodeError as err:
+                    raise _utf8_error(name, line_no, raw, err, position) from None
+                position += len(raw) + 1
+                fields = formats.split(line, None)
+                if fields and not fields[0].startswith("#"):
+                    yield line_no, line, fields
+
+
+@contextlib.contextmanager
+def _blocks(
+    path: str | os.PathLike, lines: Callable[[], int]
+) -> Iterator[tuple[Iterator[bytes], str | None]]:
+    """An input's blocks of whole lines and its compression; reading faults become
+    one-line errors naming the input (`lines()` counts the lines already read, to name
+    a line longer than the limit)."""
     name = streams.display_name(path)
-    parser = _Parser(name, role, fmt)
     limit = streams.max_line()
     try:
         with streams.open_input(path) as (stream, compression):
             try:
-                for block in streams.blocks(stream, limit=limit):
-                    parser.feed(block)
+                yield streams.blocks(stream, limit=limit), compression
             except streams.LineTooLong as err:
                 problem = f"{err}; IRSCORE_MAX_LINE raises the limit"
-                raise TrecFormatError(name, parser.lines + err.newlines + 1, problem) from None
+                raise TrecFormatError(name, lines() + err.newlines + 1, problem) from None
             except (OSError, EOFError, lzma.LZMAError, zlib.error) as err:
                 if compression is None:
                     raise
@@ -246,7 +283,6 @@ def _read(path: str | os.PathLike, role: str, fmt: str) -> Records:
                 raise TrecFormatError(name, 0, problem) from None
     except OSError as err:  # missing, a folder, unreadable: the input's fault, not a bug
         raise InputError(f"{name}: cannot read: {err.strerror or err}") from None
-    return parser.records(compression)
 
 
 class _Parser:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from irscore import formats
+from irscore import trec
 from irscore.trec import TrecFormatError
 
 MISSING = -1000000.0
@@ -27,26 +27,19 @@ def read_zscores(path: str | os.PathLike) -> dict[tuple[str, str], tuple[float, 
     """{(topic, measure): (mean, stddev)}; a malformed or repeated line is an error naming
     its line. Blank lines and `#` comments are skipped, as in every irscore input."""
     table: dict[tuple[str, str], tuple[float, float]] = {}
-    with open(path, encoding="utf-8") as handle:
-        for line_no, raw in enumerate(handle, 1):
-            line = raw.rstrip("\r\n")
-            fields = formats.split(line, None)
-            if not fields or fields[0].startswith("#"):
-                continue
-            if len(fields) != 4:
-                problem = f"expected 4 fields (topic measure mean stddev), found {len(fields)}"
-                raise TrecFormatError(path, line_no, problem, line)
-            try:
-                mean, stddev = float(fields[2]), float(fields[3])
-            except ValueError:
-                problem = "mean and stddev must be numbers"
-                raise TrecFormatError(path, line_no, problem, line) from None
-            key = (fields[0], fields[1])
-            if key in table:
-                raise TrecFormatError(
-                    path, line_no, f"{key[1]} of topic {key[0]} is repeated", line
-                )
-            table[key] = (mean, stddev)
+    for line_no, line, fields in trec.data_lines(path):
+        if len(fields) != 4:
+            problem = f"expected 4 fields (topic measure mean stddev), found {len(fields)}"
+            raise TrecFormatError(path, line_no, problem, line)
+        try:
+            mean, stddev = float(fields[2]), float(fields[3])
+        except ValueError:
+            problem = "mean and stddev must be numbers"
+            raise TrecFormatError(path, line_no, problem, line) from None
+        key = (fields[0], fields[1])
+        if key in table:
+            raise TrecFormatError(path, line_no, f"{key[1]} of topic {key[0]} is repeated", line)
+        table[key] = (mean, stddev)
     return table
 
 
