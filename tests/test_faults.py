@@ -79,6 +79,7 @@ def clean(tmp_path_factory) -> tuple[Path, Path, dict[str, bytes]]:
     (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     done = make_results(workdir, root / "raw")
     assert done.returncode == 0, done.stdout + done.stderr
+    (root / "clean-run.out").write_text(done.stdout)
     return root / "raw", workdir, results(workdir)
 
 
@@ -111,6 +112,16 @@ def test_the_clean_run_prints_one_line_per_job(clean):
     log = (workdir / "results" / "logs" / "workflow.log").read_text()
     assert "Nothing to be done" in log
     assert "summary.md" in files and "records/summary.json" in files
+
+
+def test_the_clean_run_counts_the_jobs_that_run(clean):
+    """[1/N] .. [N/N], then Done: the target rule `all`, which runs nothing, is not one."""
+    lines = (clean[0].parent / "clean-run.out").read_text().splitlines()
+    counted = [re.match(r"\[ *(\d+)/(\d+)\] \w+", line) for line in lines[:-1]]
+    assert all(counted), lines
+    assert [int(match[1]) for match in counted] == list(range(1, len(counted) + 1))
+    assert {int(match[2]) for match in counted} == {len(counted)}
+    assert lines[-1] == "Done: results/summary.md (the full log: results/logs/workflow.log)"
 
 
 def test_runs_over_fewer_topics_are_flagged_not_ranked_silently(clean):

@@ -15,6 +15,7 @@ import pandas as pd
 from irscore import rank_correlation, stats, trec
 from irscore.conventions import Convention, name_under
 from irscore.evaluate import concat_long
+from irscore.report.pages import Split
 from irscore.results import Results
 
 COLUMNS = [
@@ -163,6 +164,11 @@ def _topic_changes(
     only_one_side = len(mine.topics) + len(theirs.topics) - 2 * len(a)
     largest = float(np.nanmax(delta)) if (~np.isnan(delta)).any() else 0.0
     return int(moved.sum()) + only_one_side, largest
+
+
+# Its HTML page shows the means per run, then what changes in topics and orders, as two
+# tables.
+HTML_SPLIT = Split("topics changed", moved=("what changes",))
 
 
 def markdown(audit: pd.DataFrame, labels: Mapping[str, str]) -> str:
