@@ -105,11 +105,12 @@ def compare(
 
     One row per measure and test (default measures: map, P_10, ndcg_cut_10,
     recip_rank) with the means, the difference (`diff`, B - A), the p-value,
-    adjusted across the table by `correction` (holm, bonferroni, bh, none), and
-    the effect size; `tests` is `"all"` or names among t, wilcoxon,
-    randomization, bootstrap; `B` resamples (default 100000 / 10000). The input
-    checks (topics one run lacks, topics without judgments) are in
-    `table.attrs["checks"]`.
+    adjusted by `correction` (holm, bonferroni, bh, none) over the p-values of
+    one test, one per measure (each test is corrected on its own), and the
+    effect size; `tests` is `"all"` or names among t, wilcoxon, randomization,
+    bootstrap; `B` resamples (default 100000 / 10000). The input checks (topics
+    one run lacks, topics without judgments) are in `table.attrs["checks"]`,
+    which p-values the correction spanned in `table.attrs["correction"]`.
 
     >>> import irscore
     >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
@@ -119,8 +120,11 @@ def compare(
     >>> row = table.iloc[0]  # A: RR 1/2, 1/2, 1; B: 1, 1, 1
     >>> row["measure"], [round(float(row[k]), 4) for k in ("mean_a", "mean_b", "diff")]
     ('recip_rank', [0.6667, 1.0, 0.3333])
+    >>> table.attrs["correction"]
+    "Holm over the paired t-test's 1 p-value, one per measure"
     """
     from irscore import comparison
+    from irscore.audit import correction_scope
 
     spec, narrowed = measure_spec(measure if measure is not None else comparison.DEFAULT_MEASURES)
     grid = conventions(convention)
@@ -129,11 +133,25 @@ def compare(
     chosen = _tests(tests)
     runs = _runs_named_by_tag(_runs({"A": run_a, "B": run_b}))
     result, scored = comparison.compare_runs(
-        _qrels(qrels), list(runs.items()), spec, grid[0], chosen, B, seed, alpha, correction
+        _qrels(qrels),
+        list(runs.items()),
+        spec,
+        grid[0],
+        chosen,
+        B,
+        seed,
+        alpha,
+        correction,
+        wanted=lambda m: (
+            not any(
+                m.startswith(family + "_") and m not in names for family, names in narrowed.items()
+            )
+        ),
     )
     _warn_not_computed(scored.not_computed)
     result = _narrow(result, narrowed)
     result.attrs["checks"] = scored.checks
+    result.attrs["correction"] = correction_scope(correction, result)
     return result
 
 
