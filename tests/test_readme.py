@@ -191,3 +191,27 @@ def test_readme_workbench_examples_are_what_the_commands_print(tmp_path):
         assert main(["pool", "--out", str(tmp_path / "pool"), "--seed", "1"]) == 0
     shown = _block_after(readme, ".venv/bin/irscore pool --out my-pool --seed 1")
     assert shown == out.getvalue().splitlines()
+
+
+# Where the documented commands and examples write: flags and arguments naming a path.
+WRITES = re.compile(r"(?:--out[ =]|--plot[ =]|--screenshot=|\bout=\")([^\s\"]+)")
+
+
+def documented_outputs(text: str) -> list[str]:
+    """The paths the sh and pycon examples of `text` write (placeholders such as DIR
+    aside)."""
+    blocks = re.findall(r"```(?:sh|pycon)\n(.*?)```", text, re.S)
+    found = [path for block in blocks for path in WRITES.findall(block)]
+    return [path for path in found if not path.isupper()]
+
+
+def test_what_the_documented_examples_write_is_ignored_by_git():
+    """Following the examples in a clone leaves `git status` clean: each path they write
+    is ignored (results/ is, but for the committed summary)."""
+    written = documented_outputs(README)
+    assert {"results/my-audit", "results/pool", "results/report.png"} <= set(written), written
+    for path in written:
+        ignored = subprocess.run(
+            ["git", "check-ignore", "--no-index", "-q", path], cwd=REPO, capture_output=True
+        )
+        assert ignored.returncode == 0, f"README writes {path}, which .gitignore does not cover"

@@ -11,6 +11,7 @@ cheap; numpy, pandas and the evaluation load on the first call.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import tempfile
@@ -171,18 +172,18 @@ def audit(
     command line uses; or a mapping name -> changed fields) and writes the
     convention audit, tie-break table, 11-point curves, paired tests (`tests`:
     a name, a list or `all`; B and seed for the resampling ones) and
-    plots under `out` (default: a temporary folder, removed afterwards). Returns
-    the summary the command prints (`.summary`), the convention audit table
-    (`.conventions`), the tie-break table (`.ties`) and the flipped conclusions
-    (`.flips`).
+    plots under `out` (default: a temporary folder, removed afterwards: the
+    summary's last line then says so). Returns the summary the command prints
+    (`.summary`), the convention audit table (`.conventions`), the tie-break
+    table (`.ties`) and the flipped conclusions (`.flips`).
 
     >>> import irscore
     >>> qrels = {"q1": {"a": 1, "b": 1}, "q2": {"c": 1}}
     >>> runs = {"x": {"q1": {"a": 1.0, "z": 1.0, "b": 0.5}, "q2": {"c": 1.0}},
     ...         "y": {"q1": {"z": 1.0, "a": 0.5, "b": 0.2}, "q2": {"y": 2.0, "c": 1.0}}}
     >>> result = irscore.audit(qrels, runs, B=100)
-    >>> result.summary.splitlines()[0]
-    'checks:'
+    >>> result.summary.splitlines()[0], result.summary.splitlines()[-1]
+    ('checks:', 'files not kept: out=FOLDER writes them there')
     >>> table = result.conventions
     >>> rows = table[(table["measure"] == "map") & (table["convention"] == "tie_optimistic")]
     >>> # x ties a (relevant) with z: trec_eval puts z first, AP(q1) = (1/2 + 2/3) / 2;
@@ -201,7 +202,10 @@ def audit(
     if out is not None:
         return audit_runs(qrels_table, named, out, grid, B, seed, alpha, chosen)
     with tempfile.TemporaryDirectory(prefix="irscore-audit-") as folder:
-        return audit_runs(qrels_table, named, folder, grid, B, seed, alpha, chosen)
+        result = audit_runs(qrels_table, named, folder, grid, B, seed, alpha, chosen)
+    kept = f"written under {folder}/\n"
+    summary = result.summary.removesuffix(kept) + "files not kept: out=FOLDER writes them there\n"
+    return dataclasses.replace(result, summary=summary)
 
 
 def _tests(tests: str | Sequence[str]) -> list[str]:
