@@ -18,6 +18,7 @@ import pyarrow.compute
 import pytest
 import pytrec_eval
 import yaml
+from doc_pages import page
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_pytrec_property import collections
@@ -348,11 +349,10 @@ def test_api_names_survive_importing_the_submodules_of_the_same_names():
     assert grid_evaluate is not irscore.evaluate
 
 
-def _python_section(readme: str) -> str:
-    """The `pycon` examples of the README's "From Python" section, as one doctest text."""
-    section = readme.split("\n## From Python\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```pycon\n(.*?)```", section, re.S)
-    assert len(blocks) >= 4, "the From Python section lost its examples"
+def _python_section(text: str) -> str:
+    """The `pycon` examples of docs/python-api.md, as one doctest text."""
+    blocks = re.findall(r"```pycon\n(.*?)```", text, re.S)
+    assert len(blocks) >= 4, "docs/python-api.md lost its examples"
     return "\n".join(blocks)
 
 
@@ -380,7 +380,7 @@ def test_readme_from_python_examples_run(cranfield, tmp_path):
     raw = os.environ.get("CRANFIELD_DIR") or str(REPO.parent / "shared" / "data" / "cranfield")
     seed_home(raw, tmp_path / "irds_home")
     readme = (REPO / "README.md").read_text()
-    examples = _python_section(readme)
+    examples = _python_section(page("python-api.md"))
     headline = re.search(r"^\| bm25 \| (.*) \|$", readme, re.M).group(1).split(" | ")
     assert f"map  {headline[3]}" in examples, "the first example must show the headline MAP"
     (tmp_path / "x.txt").write_text(examples)

@@ -5,9 +5,10 @@ drops it when its holders die, even by kill -9), before Snakemake starts: a Snak
 lock left by a killed run is cleared, but never while a Snakemake still runs there;
 temporary files of killed jobs are removed; a result that differs from its record
 (results/records/, results/data/manifest.json) loses its record, so that the step that
-wrote it runs again. Snakemake then runs with --rerun-incomplete (a job a kill cut
-short is redone); its whole output goes to results/logs/workflow.log, and the terminal
-shows one line per finished job, then where the summary is, or what failed and why.
+wrote it runs again; the files of a run that config.yaml no longer lists are removed.
+Snakemake then runs with --rerun-incomplete (a job a kill cut short is redone); its
+whole output goes to results/logs/workflow.log, and the terminal shows one line per
+finished job, then where the summary is, or what failed and why.
 
 `make report` runs it with --report: Snakemake's report of the results, said in one
 line per step, its output in results/logs/report.log.
@@ -20,11 +21,14 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+import yaml
 
 from irscore.integrity import DATA_MANIFEST, IntegrityError, damaged
 
@@ -37,6 +41,9 @@ REPORT_LOG = Path("results") / "logs" / "report.log"
 STYLESHEET = "workflow/report/style.css"
 RECORDS = Path("results") / "records"
 DATA = Path("results") / "data"
+RUNS = Path("results") / "runs"
+CONFIG = "config.yaml"
+IDEAL = "ideal"  # irscore.ideal.TAG: the workflow's own run, never in the config
 # atomic_output's temporary names (irscore.trec): .NAME.RANDOM.tmp beside the target.
 TEMPORARY = ".*.tmp"
 AGAIN = "run `make results` again"
@@ -169,6 +176,14 @@ def recover() -> Iterator[str]:
         path.unlink()
     if temporary:
         yield f"removed {len(temporary)} temporary file(s) of interrupted jobs"
+    for name in unconfigured_runs():
+        files = run_files(name)
+        for path in files:
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        yield f"removed the {len(files)} files of {name}, a run config.yaml no longer lists"
     records = [*sorted(RECORDS.rglob("*.json")), *sorted(DATA.glob(DATA_MANIFEST))]
     for record in records:
         try:
@@ -179,6 +194,34 @@ def recover() -> Iterator[str]:
             path, problem, _ = found[0]
             record.unlink(missing_ok=True)
             yield f"{path}: {problem} in {record}: its step runs again"
+
+
+def unconfigured_runs() -> list[str]:
+    """The runs under results/runs/ that config.yaml no longer lists (a retriever or run
+    taken out): their files would otherwise stay behind."""
+    try:
+        config = yaml.safe_load(Path(CONFIG).read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):  # Snakemake will say what is wrong with it
+        return []
+    listed = {IDEAL, *(config.get("retrievers") or {}), *(config.get("runs") or {})}
+    return sorted(path.stem for path in RUNS.glob("*.run") if path.stem not in listed)
+
+
+def run_files(name: str) -> list[Path]:
+    """What the workflow writes for one run: the run and its manifest, its scores and
+    cross-check, its records, its logs, its shards."""
+    results = Path("results")
+    candidates = [
+        RUNS / f"{name}.run",
+        RUNS / f"{name}.manifest.json",
+        results / "eval" / f"{name}.tsv",
+        results / "crosscheck" / f"{name}.tsv",
+        results / "shards" / name,
+        RECORDS / "shards" / name,
+        *RECORDS.glob(f"*/{name}.json"),
+        *(results / "logs").glob(f"*/{name}.log"),
+    ]
+    return [path for path in candidates if path.exists()]
 
 
 def run_snakemake(args: list[str], lock) -> int:
