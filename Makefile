@@ -25,8 +25,9 @@ $(STAMP): pyproject.toml
 results: $(STAMP)
 	@$(VENV)/bin/python -m irscore.workflow_runner --cores $(CORES)
 
+# One line per step here, Snakemake's output in results/logs/report.log.
 report: results
-	$(VENV)/bin/snakemake --cores $(CORES) --report results/report.html
+	@$(VENV)/bin/python -m irscore.workflow_runner --report
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest

@@ -18,6 +18,7 @@ import pyarrow.compute
 import pytest
 import pytrec_eval
 import yaml
+from doc_pages import page
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_pytrec_property import collections
@@ -348,11 +349,10 @@ def test_api_names_survive_importing_the_submodules_of_the_same_names():
     assert grid_evaluate is not irscore.evaluate
 
 
-def _python_section(readme: str) -> str:
-    """The `pycon` examples of the README's "From Python" section, as one doctest text."""
-    section = readme.split("\n## From Python\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```pycon\n(.*?)```", section, re.S)
-    assert len(blocks) >= 4, "the From Python section lost its examples"
+def _python_section(text: str) -> str:
+    """The `pycon` examples of docs/python-api.md, as one doctest text."""
+    blocks = re.findall(r"```pycon\n(.*?)```", text, re.S)
+    assert len(blocks) >= 4, "docs/python-api.md lost its examples"
     return "\n".join(blocks)
 
 
@@ -380,7 +380,7 @@ def test_readme_from_python_examples_run(cranfield, tmp_path):
     raw = os.environ.get("CRANFIELD_DIR") or str(REPO.parent / "shared" / "data" / "cranfield")
     seed_home(raw, tmp_path / "irds_home")
     readme = (REPO / "README.md").read_text()
-    examples = _python_section(readme)
+    examples = _python_section(page("python-api.md"))
     headline = re.search(r"^\| bm25 \| (.*) \|$", readme, re.M).group(1).split(" | ")
     assert f"map  {headline[3]}" in examples, "the first example must show the headline MAP"
     (tmp_path / "x.txt").write_text(examples)
@@ -404,3 +404,86 @@ def test_a_measure_the_convention_cannot_compute_is_a_warning_not_silence():
             qrels, run, measures=["bpref", "map"], convention="tie_expected", per_topic=False
         )
     assert dict(zip(table["measure"], table["value"], strict=True)) == {"map": 1.0}
+
+
+# Two topics; A ranks each relevant document lower than B does. Reciprocal rank: A 1/4
+# and 1/2, B 1 and 1; P@2: A 0 and 1/2, B 1/2 and 1/2.
+HAND_QRELS = {"q1": {"a": 1}, "q2": {"b": 1}}
+HAND_A = {
+    "q1": {"x1": 0.9, "x2": 0.8, "x3": 0.7, "a": 0.6},
+    "q2": {"x1": 0.9, "b": 0.8},
+}
+HAND_B = {"q1": {"a": 0.9, "x1": 0.8}, "q2": {"b": 0.9, "x1": 0.8}}
+
+
+def test_one_correction_spans_the_p_values_of_one_test_worked_by_hand(tmp_path):
+    """With two topics the paired t statistic has 1 degree of freedom (a Cauchy law):
+    two-sided p = 1 - (2 / pi) atan(|t|), t = mean(d) / (sd(d) / sqrt(2)).
+
+    recip_rank: d = (1 - 1/4, 1 - 1/2) = (0.75, 0.5); mean 0.625; sd = 0.25 / sqrt(2);
+      t = 0.625 / 0.125 = 5, p = 1 - (2 / pi) atan(5) = 1 - 0.874334 = 0.125666.
+    P_2: d = (0.5 - 0, 0.5 - 0.5) = (0.5, 0); mean 0.25; sd = 0.5 / sqrt(2);
+      t = 0.25 / 0.25 = 1, p = 1 - (2 / pi) atan(1) = 0.5.
+    Holm over the t-test's two p-values: the smaller times 2, 0.125666 x 2 = 0.251332;
+    the larger times 1 and not below it: max(0.251332, 0.5) = 0.5. The Wilcoxon rows of
+    the same table are a family of their own: "across the table" would multiply 0.125666
+    by 4 (four p-values), not by 2.
+    """
+    table = irscore.compare(
+        HAND_QRELS, HAND_A, HAND_B, measure=["recip_rank", "P.2"], tests=["t", "wilcoxon"]
+    )
+    t = table[table["test"] == "t"].set_index("measure")
+    raw_rr = 1 - 2 / np.pi * np.arctan(5)
+    assert raw_rr == pytest.approx(0.125666, abs=1e-6)
+    assert t.at["recip_rank", "p"] == pytest.approx(raw_rr, rel=1e-9)
+    assert t.at["P_2", "p"] == pytest.approx(0.5, rel=1e-9)
+    assert t.at["recip_rank", "p_adjusted"] == pytest.approx(2 * raw_rr, rel=1e-9)
+    assert t.at["P_2", "p_adjusted"] == pytest.approx(0.5, rel=1e-9)
+    assert table.attrs["correction"] == "Holm over each test's 2 p-values, one per measure"
+    # the command line says the same, above the same numbers
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\n")
+    paths = []
+    for name, run in (("A", HAND_A), ("B", HAND_B)):
+        path = tmp_path / f"{name}.run"
+        lines = [f"{q} Q0 {d} 0 {s} {name}\n" for q, docs in run.items() for d, s in docs.items()]
+        path.write_text("".join(lines))
+        paths.append(str(path))
+    shown = subprocess.run(
+        [
+            *IRSCORE,
+            "compare",
+            str(qrels),
+            *paths,
+            "-m",
+            "recip_rank",
+            "-m",
+            "P.2",
+            "--test",
+            "t",
+            "--format",
+            "text",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert (
+        "p adjusted: Holm over the paired t-test's 2 p-values, one per measure; alpha 0.05" in shown
+    )
+
+
+def test_a_narrowed_family_is_not_tested_so_the_correction_spans_what_is_shown():
+    """iprec_at_recall_0.50 is computed with its family's 11 levels; only it is tested.
+    With one relevant document per topic every level is the precision at its rank: A 1/4
+    and 1/2, B 1 and 1, the reciprocal ranks above, so each p is 0.125666 (t = 5). Holm over
+    the two p-values shown: 2 x 0.125666 = 0.251332 for both; over the twelve computed it
+    would be 12 x 0.125666 > 1, capped at 1."""
+    table = irscore.compare(
+        HAND_QRELS, HAND_A, HAND_B, measure=["recip_rank", "iprec_at_recall_0.50"], tests="t"
+    )
+    assert list(table["measure"]) == ["recip_rank", "iprec_at_recall_0.50"]
+    raw = 1 - 2 / np.pi * np.arctan(5)
+    assert table["p"].tolist() == pytest.approx([raw, raw], rel=1e-9)
+    assert table["p_adjusted"].tolist() == pytest.approx([2 * raw, 2 * raw], rel=1e-9)
+    assert table.attrs["correction"] == "Holm over the paired t-test's 2 p-values, one per measure"

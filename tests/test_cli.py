@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 import io
 import os
+import shutil
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
@@ -188,6 +189,31 @@ def test_audit_is_quiet_when_home_is_not_writable(tmp_path):
     )
     assert done.returncode == 0 and done.stderr == ""
     assert (tmp_path / "out" / "plots").is_dir()
+
+
+def test_audit_without_out_writes_under_a_new_temporary_folder_and_says_where(tmp_path):
+    """Nothing lands in the current folder (in a clone, `git status` stays clean); the last
+    line names the folder; a bad input leaves no folder behind."""
+    qrels, run, here, temporary = (tmp_path / n for n in ("q", "r", "here", "tmp"))
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    run.write_text("1 Q0 b 1 0.9 t\n1 Q0 a 2 0.5 t\n2 Q0 c 1 0.5 t\n")
+    here.mkdir()
+    temporary.mkdir()
+    env = {**os.environ, "TMPDIR": str(temporary)}
+    argv = [sys.executable, "-m", "irscore", "audit", "--B", "50", str(qrels), str(run)]
+    done = subprocess.run(argv, cwd=here, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert list(here.iterdir()) == []
+    (folder,) = temporary.iterdir()
+    assert folder.name.startswith("irscore-audit-")
+    assert done.stdout.splitlines()[-1] == f"written under {folder}/"
+    assert (folder / "audit" / "conventions.md").is_file()
+    shutil.rmtree(folder)
+    failed = subprocess.run(
+        [*argv[:-1], str(tmp_path / "missing.run")], cwd=here, env=env, capture_output=True
+    )
+    assert failed.returncode != 0
+    assert list(here.iterdir()) == [] and list(temporary.iterdir()) == []
 
 
 def test_evaluate_in_trec_format_loads_no_pandas(tmp_path):

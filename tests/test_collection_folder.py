@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from doc_pages import page
+from doc_pages import section as doc_section
 
 from irscore.data import SourceFileError, export_local, load_local, read_docs, sha256_file
 
@@ -82,8 +84,7 @@ def test_missing_files_are_all_named_and_a_changed_one_by_its_hashes(tmp_path):
 
 
 def test_the_readme_pins_are_the_example_collections():
-    readme = (COLLECTION.parents[2] / "README.md").read_text()
-    section = readme.split("### Your own collection in the workflow")[1].split("\n### ")[0]
+    section = doc_section(page("workflow.md"), "## Your own collection in the workflow")
     block = section.split("```yaml\n")[1].split("```")[0]
     pins = yaml.safe_load(block)["dataset"]["sha256"]
     assert pins == {name: sha256_file(COLLECTION / name) for name in NAMES}

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from doc_pages import page
+from doc_pages import section as doc_section
 from test_report_workflow import tree, two_retrievers
 from test_workflow import REPO, SNAKEMAKE, copy_workflow, write_corpus
 
@@ -79,6 +81,7 @@ def clean(tmp_path_factory) -> tuple[Path, Path, dict[str, bytes]]:
     (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     done = make_results(workdir, root / "raw")
     assert done.returncode == 0, done.stdout + done.stderr
+    (root / "clean-run.out").write_text(done.stdout)
     return root / "raw", workdir, results(workdir)
 
 
@@ -111,6 +114,16 @@ def test_the_clean_run_prints_one_line_per_job(clean):
     log = (workdir / "results" / "logs" / "workflow.log").read_text()
     assert "Nothing to be done" in log
     assert "summary.md" in files and "records/summary.json" in files
+
+
+def test_the_clean_run_counts_the_jobs_that_run(clean):
+    """[1/N] .. [N/N], then Done: the target rule `all`, which runs nothing, is not one."""
+    lines = (clean[0].parent / "clean-run.out").read_text().splitlines()
+    counted = [re.match(r"\[ *(\d+)/(\d+)\] \w+", line) for line in lines[:-1]]
+    assert all(counted), lines
+    assert [int(match[1]) for match in counted] == list(range(1, len(counted) + 1))
+    assert {int(match[2]) for match in counted} == {len(counted)}
+    assert lines[-1] == "Done: results/summary.md (the full log: results/logs/workflow.log)"
 
 
 def test_runs_over_fewer_topics_are_flagged_not_ranked_silently(clean):
@@ -363,8 +376,7 @@ def test_offline_without_a_copy_fails_in_one_paragraph(clean, copy, tmp_path):
 
 
 def test_the_readme_names_only_commands_and_messages_that_exist():
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("## If something goes wrong\n", 1)[1].split("\n## ", 1)[0]
+    section = doc_section(page("workflow.md"), "## If something goes wrong")
     targets = set(re.findall(r"^([\w.-]+):", (REPO / "Makefile").read_text(), re.M))
     spans = [a or b for a, b in re.findall(r"``(.+?)``|`([^`]+)`", section)]
     commands = [span for span in spans if re.match(r"(CRANFIELD_DIR=\S+ )?make \w+$", span)]
@@ -409,3 +421,31 @@ def test_recover_clears_what_a_killed_run_leaves(tmp_path, monkeypatch):
     assert not (tmp_path / "results" / "records" / "runs" / "bm25.json").exists()
     assert (runs / "bm25.run").is_file()  # kept: its step rewrites it
     assert list(recover()) == []  # nothing left to do
+
+
+def test_recover_removes_the_files_of_a_run_taken_out_of_the_config(tmp_path, monkeypatch):
+    """A retriever removed from config.yaml (docs/workflow.md, "Removing a retriever")
+    leaves nothing behind under results/: its run, scores, records and logs go; the
+    configured runs and the workflow's own ideal run stay."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text("retrievers:\n  bm25: {model: bm25}\nruns:\n  mine:\n")
+    kept = ["runs/bm25.run", "runs/mine.run", "runs/ideal.run", "eval/bm25.tsv"]
+    gone = [
+        "runs/lm_jm.run",
+        "runs/lm_jm.manifest.json",
+        "eval/lm_jm.tsv",
+        "crosscheck/lm_jm.tsv",
+        "records/runs/lm_jm.json",
+        "records/eval/lm_jm.json",
+        "logs/retrieve/lm_jm.log",
+        "logs/evaluate/lm_jm.log",
+    ]
+    for name in kept + gone:
+        path = tmp_path / "results" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x\n")
+    assert list(recover()) == ["removed the 8 files of lm_jm, a run config.yaml no longer lists"]
+    results = tmp_path / "results"
+    left = sorted(str(p.relative_to(results)) for p in results.rglob("*") if p.is_file())
+    assert left == sorted(kept)
+    assert list(recover()) == []

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from doc_pages import page
+from doc_pages import section as doc_section
 
 from irscore.data import ir_datasets_query_field
 
@@ -68,8 +70,7 @@ def test_cranfield_by_its_id_gives_the_cranfield_steps_exports(cranfield, tmp_pa
 
 
 def test_the_readme_example_id_and_field_are_known():
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("### Your own collection in the workflow")[1].split("\n### ")[0]
+    section = doc_section(page("workflow.md"), "## Your own collection in the workflow")
     block = section.split("```yaml\n")[2].split("```")[0]
     dataset = yaml.safe_load(block)["dataset"]
     assert ir_datasets_query_field(dataset["ir_datasets"], dataset["query_field"]) == "title"

@@ -1,4 +1,6 @@
-"""The README shows the headline table of results/summary.md, never a stale copy."""
+"""The README shows the headline table of results/summary.md, never a stale copy; the
+claims of the README and of docs/ are the summary's and the workflow's; the README
+stays short and links every page of docs/."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sys
 from pathlib import Path
 
 import yaml
+from doc_pages import everything, page, pages
 from test_workflow import SNAKEMAKE, copy_workflow
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,6 +45,7 @@ def test_readme_counts_the_mutations_of_the_mutation_check(monkeypatch):
 
 
 README = (REPO / "README.md").read_text()
+CONVENTIONS = page("conventions.md")
 SUMMARY = (REPO / "results" / "summary.md").read_text()
 NUMBERS = {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
@@ -93,7 +97,7 @@ def test_readme_tie_and_minus_j_claims_are_the_summarys():
     low, high = ties["MAP pessimistic"], ties["MAP optimistic"]
     spread = float(high) - float(low)
     assert f"moves BIM's MAP by {spread:.3f} ({low} .. {high}); {ties['changed docno_asc']} of" in (
-        README
+        CONVENTIONS
     )
     # -J: the MAP and P@10 sections of the convention audit in the summary
     runs = ["bim", "tfidf", "bm25", "ql"]
@@ -108,14 +112,14 @@ def test_readme_tie_and_minus_j_claims_are_the_summarys():
 
     before = mean("MAP", "reference", "bim")
     after = mean("MAP", "judged_only", "bim")
-    assert f"BIM's MAP jumps from {before:.2f} to {after:.2f}" in README
+    assert f"BIM's MAP jumps from {before:.2f} to {after:.2f}" in CONVENTIONS
 
     def order(convention: str) -> str:
         return " > ".join(sorted(runs, key=lambda run: -mean("P@10", convention, run)))
 
     assert order("judged_only").endswith(order("reference").split(" > ")[0])  # best -> worst
     said = f"({order('reference')} becomes\n{order('judged_only')}:"
-    assert " ".join(said.split()) in " ".join(README.split())
+    assert " ".join(said.split()) in " ".join(CONVENTIONS.split())
 
 
 def test_readme_counts_the_reports_categories():
@@ -130,7 +134,7 @@ def test_readme_counts_the_reports_categories():
         **layout.interleaving(config["interleaving"]["pairs"]),
     }
     categories = sorted({a.category for a in artefacts.values() if a.category})
-    said = re.search(r"the (\w+) result categories", README).group(1)
+    said = re.search(r"the (\w+) result categories", page("workflow.md")).group(1)
     assert NUMBERS[said] == len(categories)
     start_page = (REPO / "workflow" / "report" / "workflow.rst").read_text()
     for category in categories:
@@ -159,7 +163,9 @@ def test_readme_counts_runs_conventions_and_jobs(tmp_path):
         text=True,
         check=True,
     ).stdout
+    # the jobs `make results` counts: all but the target rule `all`, which runs nothing
     jobs = int(re.search(r"^total\s+(\d+)", plan, re.M).group(1))
+    jobs -= int(re.search(r"^all\s+(\d+)", plan, re.M).group(1))
     stated = f"({runs} runs, {len(config['conventions'])} conventions, {jobs} jobs;"
     assert stated in README
 
@@ -178,7 +184,7 @@ def test_readme_workbench_examples_are_what_the_commands_print(tmp_path):
 
     from irscore.cli import main
 
-    readme = (REPO / "README.md").read_text()
+    readme = page("workbench.md")
     out = io.StringIO()
     with redirect_stdout(out):
         assert main(["explain", "--grades", "3,2,3,0,1,2", "--missed", "3,2", "-k", "6"]) == 0
@@ -187,5 +193,64 @@ def test_readme_workbench_examples_are_what_the_commands_print(tmp_path):
     out = io.StringIO()
     with redirect_stdout(out):
         assert main(["pool", "--out", str(tmp_path / "pool"), "--seed", "1"]) == 0
-    shown = _block_after(readme, ".venv/bin/irscore pool --out my-pool --seed 1")
+    shown = _block_after(readme, ".venv/bin/irscore pool --out results/pool --seed 1")
     assert shown == out.getvalue().splitlines()
+
+
+# Where the documented commands and examples write: flags and arguments naming a path.
+WRITES = re.compile(r"(?:--out[ =]|--plot[ =]|--screenshot=|\bout=\")([^\s\"]+)")
+
+
+def documented_outputs(text: str) -> list[str]:
+    """The paths the sh and pycon examples of `text` write (placeholders such as DIR
+    aside)."""
+    blocks = re.findall(r"```(?:sh|pycon)\n(.*?)```", text, re.S)
+    found = [path for block in blocks for path in WRITES.findall(block)]
+    return [path for path in found if not path.isupper()]
+
+
+def test_what_the_documented_examples_write_is_ignored_by_git(tmp_path):
+    """Following the examples in a clone leaves `git status` clean: each path they write
+    is ignored (results/ is, but for the committed summary). Git reads the project's
+    .gitignore in a repository of its own, so the check needs no clone."""
+    written = documented_outputs(everything())
+    assert {"results/my-audit", "results/pool", "results/report.png"} <= set(written), written
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    shutil.copy(REPO / ".gitignore", tmp_path / ".gitignore")
+    for path in written:
+        ignored = subprocess.run(
+            ["git", "check-ignore", "--no-index", "-q", path], cwd=tmp_path, capture_output=True
+        )
+        assert ignored.returncode == 0, f"the docs write {path}, which .gitignore does not cover"
+
+
+def test_the_readme_is_short_and_links_every_page_of_docs():
+    """What a newcomer needs first fits 250 lines; each task's page is one click away."""
+    assert len(README.splitlines()) < 250
+    linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)(?:#[\w-]+)?\)", README))
+    on_disk = {str(path.relative_to(REPO)) for path in pages()[1:]}
+    assert on_disk <= linked, f"pages the README does not link: {sorted(on_disk - linked)}"
+    tasks = ("evaluating", "conventions", "python-api", "workflow", "workbench", "speed")
+    for name in (*tasks, "troubleshooting", "trec_eval"):
+        assert f"docs/{name}.md" in on_disk
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as dashes."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_link_of_the_docs_leads_somewhere():
+    """Each relative link of the README and of docs/ into the project names a file that
+    exists, and each #anchor a heading of that file (the spec in ../shared/ is beside a
+    clone, not in it)."""
+    for path in pages():
+        text = path.read_text(encoding="utf-8")
+        for target, anchor in re.findall(r"\]\(([^)#\s:]*)(?:#([\w-]+))?\)", text):
+            linked = (path.parent / target).resolve() if target else path
+            if not linked.is_relative_to(REPO):
+                continue
+            assert linked.exists(), f"{path.name}: a link to {target}, which does not exist"
+            if anchor and linked.suffix == ".md":
+                headings = re.findall(r"^#+ (.*)$", linked.read_text(encoding="utf-8"), re.M)
+                assert anchor in map(_anchor, headings), f"{path.name}: no heading #{anchor}"

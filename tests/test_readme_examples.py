@@ -1,4 +1,4 @@
-"""Every command the README shows with its output prints that output, on Cranfield.
+"""Every command the README and docs/ show with their output prints that output, on Cranfield.
 
 The workflow's data and its BIM and TF-IDF runs are made in a copy (the README's
 examples read results/data/qrels.txt and results/runs/{bim,tfidf,bm25,ql}.run); then each
@@ -15,16 +15,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from doc_pages import everything
 from test_data import PINS, local_copy
-from test_workflow import REPO, copy_workflow, snakemake
+from test_workflow import copy_workflow, snakemake
 
 IRSCORE = Path(sys.executable).parent / "irscore"
 
 
 def examples() -> list[tuple[str, str]]:
-    """(command, expected stdout) of every `$ ` line in the README's sh blocks."""
+    """(command, expected stdout) of every `$ ` line in the sh blocks of the README and of
+    every page of docs/."""
     found = []
-    for block in re.findall(r"```sh\n(.*?)```", (REPO / "README.md").read_text(), re.S):
+    for block in re.findall(r"```sh\n(.*?)```", everything(), re.S):
         parts = re.split(r"^\$ (.*)\n", block, flags=re.M)
         found += list(zip(parts[1::2], parts[2::2], strict=True))
     return found
@@ -49,7 +51,7 @@ def test_the_readme_shows_examples_with_their_output():
 @pytest.mark.parametrize(("command", "expected"), examples(), ids=[c for c, _ in examples()])
 def test_readme_example_prints_what_the_readme_shows(workdir, command, expected):
     argv = shlex.split(command)
-    assert argv[0] == ".venv/bin/irscore", "the README's examples use the project's .venv"
+    assert argv[0] == ".venv/bin/irscore", "the docs' examples use the project's .venv"
     done = subprocess.run(
         [str(IRSCORE), *argv[1:]], cwd=workdir, capture_output=True, text=True, timeout=600
     )

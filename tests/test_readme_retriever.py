@@ -1,10 +1,13 @@
-"""The README's "Adding a retriever", followed word for word in a copy of the project.
+"""docs/workflow.md's "Adding a retriever" and "Removing a retriever", followed word for
+word in a copy of the project.
 
-The model file and the config entry are taken from the README itself; the copy's
+The model file and the config entry are taken from the page itself; the copy's
 `src/` is put first on PYTHONPATH, so the new file is the package's. After the tiny
 workflow has run once, a dry run must plan the new run's retrieval and scores and the
 report, and nothing of the other runs; then the real run must give the new run a row
-in the headline table and leave the other runs' files untouched.
+in the headline table and leave the other runs' files untouched. Removing it again
+(its entry and its file, then what `make results` runs) must leave none of its files
+under results/ and the headline table as it was.
 """
 
 from __future__ import annotations
@@ -13,15 +16,16 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from doc_pages import page, section
 from test_workflow import REPO, SNAKEMAKE, copy_workflow, write_corpus
 
-SECTION = re.search(
-    r"### Adding a retriever\n(.*?)\n## ", (REPO / "README.md").read_text(), re.S
-).group(1)
+SECTION = section(page("workflow.md"), "### Adding a retriever")
+REMOVING = section(page("workflow.md"), "### Removing a retriever")
 
 
 def readme_steps() -> tuple[str, str, dict]:
@@ -100,6 +104,7 @@ def test_adding_a_retriever_as_the_readme_says(tmp_path):
     )
     assert ("topic_figures", "") not in jobs  # its runs and their colours did not change
 
+    before_adding = (workdir / "results" / "tables" / "reference.md").read_text()
     run(workdir, tmp_path / "raw", pins)
     headline = (workdir / "results" / "tables" / "reference.md").read_text()
     assert f"| {name} |" in headline
@@ -107,3 +112,45 @@ def test_adding_a_retriever_as_the_readme_says(tmp_path):
         for kind in ("eval", "crosscheck"):
             table = workdir / "results" / kind / f"{other}.tsv"
             assert table.stat().st_mtime_ns == before[table], f"{table} was rewritten"
+
+    # Removing it: the entry and the file go, then what `make results` runs.
+    assert "run `make results`" in " ".join(REMOVING.split())
+    del config["retrievers"][name]
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (workdir / path).unlink()
+    said = runner(workdir, tmp_path / "raw", pins)
+    files = " ".join(REMOVING.split())
+    message = re.search(
+        r"`(removed the \d+ files of \w+, a run config.yaml no longer lists)`", files
+    )
+    assert message[1] in said
+    left = sorted(str(p) for p in (workdir / "results").rglob(f"*{name}*"))
+    assert not left, f"files of the removed run left behind: {left}"
+    assert (workdir / "results" / "tables" / "reference.md").read_text() == before_adding
+
+
+def runner(workdir: Path, raw: Path, pins: dict[str, str]) -> str:
+    """What `make results` runs (irscore.workflow_runner), in the copy; its output."""
+    pinned = ", ".join(f"{name}: {digest}" for name, digest in pins.items())
+    env = {k: v for k, v in os.environ.items() if k != "CRANFIELD_DIR"}
+    env["PYTHONPATH"] = str(workdir / "src")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "irscore.workflow_runner",
+            "-d",
+            str(workdir),
+            "--cores",
+            "2",
+            "--config",
+            f"cranfield_dir={raw}",
+            f"cranfield_sha256={{{pinned}}}",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout

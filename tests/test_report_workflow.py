@@ -1,20 +1,28 @@
-"""Two clean runs of the workflow give the same bytes, and the report renders in Chromium.
+"""Two clean runs of the workflow give the same bytes, and the report reads in Chromium.
 
 Runs the whole workflow on the tiny corpus of test_workflow.py (with two of the
 configured retrievers, to stay fast), deletes results/ and runs it again, and
-compares every file under results/. Then writes the Snakemake report and opens
-it in headless Chromium (skipped, saying so, when no Chromium is installed):
-the page must render the workflow description. benchmarks/reproducibility.py
-runs the whole configured workflow twice on Cranfield.
+compares every file under results/. Then writes the Snakemake report as `make
+report` does and opens it in headless Chromium (skipped, saying so, when no
+Chromium is installed): the start page, and every entry clicked open as a reader
+does (tests/browser.py), must display, fit a 1400-pixel window and keep all text in
+view. IRSCORE_REPORT_SHOTS=FOLDER keeps the screenshots of each entry there.
+benchmarks/reproducibility.py runs the whole configured workflow twice on Cranfield.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import os
+import re
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 
+import browser
 import matplotlib.image
 import pytest
 import yaml
@@ -22,7 +30,7 @@ from test_workflow import copy_workflow, snakemake, write_corpus
 
 from irscore.report import layout
 
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+BROWSERS = browser.NAMES
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -75,7 +83,14 @@ def runs(tmp_path_factory) -> tuple[Path, list[dict[str, bytes]]]:
         shutil.rmtree(workdir / "results", ignore_errors=True)
         snakemake(workdir, root / "raw", pins)
         trees.append(tree(workdir / "results"))
-    snakemake(workdir, root / "raw", pins, "--report", "results/report.html")
+    made = subprocess.run(  # what `make report` runs
+        [sys.executable, "-m", "irscore.workflow_runner", "-d", str(workdir), "--report"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    (workdir / "make-report.out").write_text(made.stdout)
     return workdir, trees
 
 
@@ -100,10 +115,115 @@ def report_results(report: Path) -> dict[str, dict]:
 
 def chromium() -> str:
     """A headless Chromium, or skip saying why (.ci/run installs one)."""
-    browser = next(filter(None, map(shutil.which, BROWSERS)), None)
-    if browser is None:
+    found = browser.find()
+    if found is None:
         pytest.skip(f"no headless Chromium to open the report (looked for {', '.join(BROWSERS)})")
-    return browser
+    return found
+
+
+def shots(tmp_path: Path, name: str) -> Path:
+    """Where the screenshots go: IRSCORE_REPORT_SHOTS/NAME, else a temporary folder."""
+    kept = os.environ.get("IRSCORE_REPORT_SHOTS")
+    return Path(kept) / name if kept else tmp_path / name
+
+
+@pytest.mark.workflow
+def test_make_report_says_one_line_per_step_and_where_the_report_is(runs):
+    lines = (runs[0] / "make-report.out").read_text().splitlines()
+    assert len(lines) == 3
+    assert re.fullmatch(r"\[1/2\] \d+ results, each with its caption", lines[0])
+    assert lines[1].startswith("[2/2] the workflow: its rule graph")
+    assert re.fullmatch(
+        r"Done: results/report.html \(\d+\.\d MiB; the full log: results/logs/report.log\)",
+        lines[2],
+    )
+    assert "Adding " in (runs[0] / "results" / "logs" / "report.log").read_text()
+
+
+@pytest.mark.workflow
+def test_every_entry_of_the_report_displays_and_fits_a_1400_pixel_window(runs, tmp_path):
+    """Each entry, clicked open in the report: an HTML page or a figure (never a download),
+    no sideways scrolling, no text outside the window, figures at a size that reads; and
+    each category lists its entries in reading order."""
+    config = yaml.safe_load((runs[0] / "config.yaml").read_text())
+    with browser.Browser(chromium(), tmp_path / "profile") as chrome:
+        found, missed, listed = browser.walk_report(
+            chrome,
+            runs[0] / "results" / "report.html",
+            1400,
+            1000,
+            shots(tmp_path, "1400x1000"),
+            dpi=config["plots"]["dpi"],
+        )
+    assert not missed, f"entries never shown: {missed}"
+    assert len(found) == 1 + len(report_results(runs[0] / "results" / "report.html"))
+    problems = {entry: p for entry, p in found.items() if p}
+    assert not problems, "\n".join(f"{entry}: {p}" for entry, p in problems.items())
+    curves = [row.split(" ", 2)[1] for row in listed[layout.CURVES]]
+    assert list(dict.fromkeys(curves)) == ["trec_eval9", "trec_eval10", "textbook", "one"]
+    assert [row.split(".")[0] for row in listed[layout.CONCLUSIONS]] == ["1", "2"]
+
+
+@pytest.mark.workflow
+def test_the_start_page_shows_its_title_in_an_800_by_1200_window(runs, tmp_path):
+    with browser.Browser(chromium(), tmp_path / "profile") as chrome:
+        found, _, _ = browser.walk_report(
+            chrome,
+            runs[0] / "results" / "report.html",
+            800,
+            1200,
+            shots(tmp_path, "800x1200"),
+            start_only=True,
+        )
+        title = chrome.evaluate("document.querySelector('h1.title').getBoundingClientRect().top")
+    assert found["start page"] == []
+    assert title >= 0
+
+
+DOWNLOAD = re.compile(r'<a download="([^"]+)" href="data:[^;]+;charset=utf-8;base64,([^"]+)">')
+
+
+@pytest.mark.workflow
+def test_each_page_of_the_report_holds_its_other_formats_as_downloads(runs):
+    """Every HTML entry's download links hold the bytes of the files they name."""
+    results = runs[0] / "results"
+    pages = {
+        path: entry
+        for path, entry in report_results(results / "report.html").items()
+        if entry["mime_type"] == "text/html"
+    }
+    assert pages
+    for path in pages:
+        text = (runs[0] / path).read_text(encoding="utf-8")
+        links = DOWNLOAD.findall(text)
+        assert links, f"{path}: no download links"
+        for name, data in links:
+            same_name = [p.read_bytes() for p in results.rglob(name)]
+            assert base64.b64decode(data) in same_name, f"{path}: {name} is not the file"
+    tiebreak = dict(DOWNLOAD.findall((results / "tables" / "tiebreak.html").read_text()))
+    assert sorted(tiebreak) == ["tiebreak.csv", "tiebreak.md", "tiebreak.tex"]
+
+
+@pytest.mark.workflow
+def test_a_download_link_in_a_report_entry_saves_the_file(runs, tmp_path):
+    """The report shows an entry in a frame of its own: a click there still downloads."""
+    saved = tmp_path / "downloads"
+    saved.mkdir()
+    with browser.Browser(chromium(), tmp_path / "profile") as chrome:
+        chrome.allow_downloads(saved)
+        chrome.window(1400, 1000)
+        chrome.open((runs[0] / "results" / "report.html").resolve().as_uri())
+        chrome.wait_for("document.querySelector('nav') !== null")
+        chrome.evaluate(f"{browser.NAV_LINK % json.dumps(layout.TIES)}.click()")
+        chrome.wait_for("document.querySelector('nav tbody tr') !== null")
+        chrome.evaluate("document.querySelector('nav tbody tr a').click()")
+        frame = browser.wait_for_frame(chrome)
+        chrome.evaluate("document.querySelector('a[download=\"tiebreak.csv\"]').click()", frame)
+        deadline = time.monotonic() + 20
+        while not (saved / "tiebreak.csv").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    expected = (runs[0] / "results" / "tables" / "tiebreak.csv").read_bytes()
+    assert (saved / "tiebreak.csv").read_bytes() == expected
 
 
 @pytest.mark.workflow
@@ -121,9 +241,8 @@ def test_report_has_no_docutils_messages_and_a_caption_for_every_file(runs):
 
 @pytest.mark.workflow
 def test_report_renders_in_headless_chromium(runs, tmp_path):
-    browser = chromium()
     report = (runs[0] / "results" / "report.html").resolve()
-    flags = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    flags = [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     dom = subprocess.run(
         [*flags, "--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=120
     ).stdout
@@ -142,36 +261,3 @@ def test_report_renders_in_headless_chromium(runs, tmp_path):
     )
     pixels = matplotlib.image.imread(screenshot)
     assert pixels.shape[:2] == (1000, 1400) and pixels.std() > 0.1  # not a blank page
-
-
-@pytest.mark.workflow
-def test_every_figure_of_the_report_displays_in_headless_chromium(runs, tmp_path):
-    """Each figure the report holds, loaded by Chromium from the report's own data URI,
-    has a natural size > 0: it decodes and displays."""
-    browser = chromium()
-    figures = {
-        name: entry["data_uri"]
-        for name, entry in report_results(runs[0] / "results" / "report.html").items()
-        if entry["mime_type"].startswith("image/")
-    }
-    # PNG and SVG of 3 curves, conventions, example, one pair, one interleaving pair
-    assert len(figures) == 2 * 7
-    images = "".join(
-        f'<img id="{index}" src="{uri}">' for index, uri in enumerate(figures.values())
-    )
-    page = tmp_path / "figures.html"
-    page.write_text(
-        f"<!DOCTYPE html><html><body>{images}<pre id='sizes'></pre><script>"
-        "window.onload = () => { document.getElementById('sizes').textContent = "
-        "JSON.stringify([...document.images].map(i => [i.naturalWidth, i.naturalHeight])); };"
-        "</script></body></html>",
-        encoding="utf-8",
-    )
-    flags = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
-    dom = subprocess.run(
-        [*flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120
-    ).stdout
-    sizes = json.loads(dom.split('<pre id="sizes">')[1].split("</pre>")[0])
-    shown = dict(zip(figures, sizes, strict=True))
-    blank = [name for name, (width, height) in shown.items() if not (width > 0 and height > 0)]
-    assert not blank, f"figures that do not display: {blank}"

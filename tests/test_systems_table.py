@@ -35,7 +35,11 @@ def test_against_a_baseline_by_hand():
     assert "| good | **0.6000** ▲ | **0.3000** ▲ |" in text
     assert "| base (baseline) | 0.5000 | 0.2500 |" in text
     assert "| bad | 0.4000 ▼ | 0.2000 ▼ |" in text
-    assert "paired t-test, Holm correction across the 6 comparisons, alpha = 0.05" in t.footnote
+    # 3 runs against the baseline x 2 measures: one Holm correction over 6 p-values
+    assert (
+        "p adjusted: Holm over the paired t-test's 6 p-values, 3 pairs of runs x 2 measures; "
+        "alpha = 0.05" in t.footnote
+    )
     assert t.footnote.replace(" ", "") in text.replace("\n", "").replace(" ", "")
 
 

@@ -11,6 +11,7 @@ cheap; numpy, pandas and the evaluation load on the first call.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import tempfile
@@ -105,11 +106,12 @@ def compare(
 
     One row per measure and test (default measures: map, P_10, ndcg_cut_10,
     recip_rank) with the means, the difference (`diff`, B - A), the p-value,
-    adjusted across the table by `correction` (holm, bonferroni, bh, none), and
-    the effect size; `tests` is `"all"` or names among t, wilcoxon,
-    randomization, bootstrap; `B` resamples (default 100000 / 10000). The input
-    checks (topics one run lacks, topics without judgments) are in
-    `table.attrs["checks"]`.
+    adjusted by `correction` (holm, bonferroni, bh, none) over the p-values of
+    one test, one per measure (each test is corrected on its own), and the
+    effect size; `tests` is `"all"` or names among t, wilcoxon, randomization,
+    bootstrap; `B` resamples (default 100000 / 10000). The input checks (topics
+    one run lacks, topics without judgments) are in `table.attrs["checks"]`,
+    which p-values the correction spanned in `table.attrs["correction"]`.
 
     >>> import irscore
     >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
@@ -119,8 +121,11 @@ def compare(
     >>> row = table.iloc[0]  # A: RR 1/2, 1/2, 1; B: 1, 1, 1
     >>> row["measure"], [round(float(row[k]), 4) for k in ("mean_a", "mean_b", "diff")]
     ('recip_rank', [0.6667, 1.0, 0.3333])
+    >>> table.attrs["correction"]
+    "Holm over the paired t-test's 1 p-value, one per measure"
     """
     from irscore import comparison
+    from irscore.audit import correction_scope
 
     spec, narrowed = measure_spec(measure if measure is not None else comparison.DEFAULT_MEASURES)
     grid = conventions(convention)
@@ -129,11 +134,25 @@ def compare(
     chosen = _tests(tests)
     runs = _runs_named_by_tag(_runs({"A": run_a, "B": run_b}))
     result, scored = comparison.compare_runs(
-        _qrels(qrels), list(runs.items()), spec, grid[0], chosen, B, seed, alpha, correction
+        _qrels(qrels),
+        list(runs.items()),
+        spec,
+        grid[0],
+        chosen,
+        B,
+        seed,
+        alpha,
+        correction,
+        wanted=lambda m: (
+            not any(
+                m.startswith(family + "_") and m not in names for family, names in narrowed.items()
+            )
+        ),
     )
     _warn_not_computed(scored.not_computed)
     result = _narrow(result, narrowed)
     result.attrs["checks"] = scored.checks
+    result.attrs["correction"] = correction_scope(correction, result)
     return result
 
 
@@ -153,18 +172,18 @@ def audit(
     command line uses; or a mapping name -> changed fields) and writes the
     convention audit, tie-break table, 11-point curves, paired tests (`tests`:
     a name, a list or `all`; B and seed for the resampling ones) and
-    plots under `out` (default: a temporary folder, removed afterwards). Returns
-    the summary the command prints (`.summary`), the convention audit table
-    (`.conventions`), the tie-break table (`.ties`) and the flipped conclusions
-    (`.flips`).
+    plots under `out` (default: a temporary folder, removed afterwards: the
+    summary's last line then says so). Returns the summary the command prints
+    (`.summary`), the convention audit table (`.conventions`), the tie-break
+    table (`.ties`) and the flipped conclusions (`.flips`).
 
     >>> import irscore
     >>> qrels = {"q1": {"a": 1, "b": 1}, "q2": {"c": 1}}
     >>> runs = {"x": {"q1": {"a": 1.0, "z": 1.0, "b": 0.5}, "q2": {"c": 1.0}},
     ...         "y": {"q1": {"z": 1.0, "a": 0.5, "b": 0.2}, "q2": {"y": 2.0, "c": 1.0}}}
     >>> result = irscore.audit(qrels, runs, B=100)
-    >>> result.summary.splitlines()[0]
-    'checks:'
+    >>> result.summary.splitlines()[0], result.summary.splitlines()[-1]
+    ('checks:', 'files not kept: out=FOLDER writes them there')
     >>> table = result.conventions
     >>> rows = table[(table["measure"] == "map") & (table["convention"] == "tie_optimistic")]
     >>> # x ties a (relevant) with z: trec_eval puts z first, AP(q1) = (1/2 + 2/3) / 2;
@@ -183,7 +202,10 @@ def audit(
     if out is not None:
         return audit_runs(qrels_table, named, out, grid, B, seed, alpha, chosen)
     with tempfile.TemporaryDirectory(prefix="irscore-audit-") as folder:
-        return audit_runs(qrels_table, named, folder, grid, B, seed, alpha, chosen)
+        result = audit_runs(qrels_table, named, folder, grid, B, seed, alpha, chosen)
+    kept = f"written under {folder}/\n"
+    summary = result.summary.removesuffix(kept) + "files not kept: out=FOLDER writes them there\n"
+    return dataclasses.replace(result, summary=summary)
 
 
 def _tests(tests: str | Sequence[str]) -> list[str]:

@@ -15,6 +15,7 @@ import pandas as pd
 from irscore import rank_correlation, stats, trec
 from irscore.conventions import Convention, name_under
 from irscore.evaluate import concat_long
+from irscore.report.pages import Split
 from irscore.results import Results
 
 COLUMNS = [
@@ -165,6 +166,11 @@ def _topic_changes(
     return int(moved.sum()) + only_one_side, largest
 
 
+# Its HTML page shows the means per run, then what changes in topics and orders, as two
+# tables.
+HTML_SPLIT = Split("topics changed", moved=("what changes",))
+
+
 def markdown(audit: pd.DataFrame, labels: Mapping[str, str]) -> str:
     """One section per measure: conventions as rows, each run's mean and shift as columns."""
     runs = list(dict.fromkeys(audit["run"]))
@@ -283,8 +289,9 @@ def paired_comparisons(
     """Paired tests of run B against run A for every pair, measure, convention and test.
 
     Topics are those both runs answer under the convention (a NaN value drops
-    its topic, noted). p-values are adjusted across the pairs and measures of
-    one (convention, test) table, by a correction of `stats.CORRECTIONS`.
+    its topic, noted). p-values are adjusted by a correction of `stats.CORRECTIONS`
+    over the p-values of one test under one convention: every pair and measure of
+    it, each test and each convention on its own (`correction_scope` says it in words).
     """
     values = _by_key(table, measures, conventions)
     # Many conventions leave a pair's per-topic values as they are, and the tests depend
@@ -337,6 +344,28 @@ def paired_comparisons(
     return frame[COMPARISON_COLUMNS]
 
 
+def correction_scope(correction: str, comparisons: pd.DataFrame) -> str:
+    """Which p-values of `paired_comparisons`' table one correction spans, in words: those
+    of one test under one convention, every pair and measure of it ("Holm over each test's
+    4 p-values, one per measure")."""
+    if correction == "none":
+        return "none, each p-value as its test gives it"
+    pairs = len(comparisons[["run_a", "run_b"]].drop_duplicates())
+    measures = comparisons["measure"].nunique()
+    tests = list(dict.fromkeys(comparisons["test"]))
+    n = pairs * measures
+    whose = "each test's" if len(tests) > 1 else f"the {stats.TEST_NAMES.get(tests[0], tests[0])}'s"
+    if pairs > 1:
+        count = f"{pairs} pairs of runs x {measures} measure{'s' * (measures != 1)}"
+    else:
+        count = "one per measure"
+    scope = f"{stats.CORRECTION_NAMES[correction]} over {whose} {n} p-value{'s' * (n != 1)}"
+    scope += f", {count}"
+    if comparisons["convention"].nunique() > 1:
+        scope += ", under each convention on its own"
+    return scope
+
+
 def _conclusion(run_a: str, run_b: str, diff: float, significant: bool) -> str:
     """`b > a`, `a > b`, or the same with `(n.s.)`; `a = b` when the means are equal; `n/a`
     when the difference is undefined (the convention does not define the measure)."""
@@ -370,14 +399,14 @@ def conclusion_flips(comparisons: pd.DataFrame) -> pd.DataFrame:
     ].reset_index(drop=True)
 
 
-def flips_markdown(flips: pd.DataFrame, alpha: float, correction: str) -> str:
-    """The conclusions that a convention changes, as one Markdown table."""
+def flips_markdown(flips: pd.DataFrame, alpha: float, scope: str) -> str:
+    """The conclusions that a convention changes, as one Markdown table; `scope` says which
+    p-values the correction spanned (`correction_scope`)."""
     head = (
         "# Conclusions that depend on the convention\n\n"
-        f"Paired tests of run B against run A per topic; p adjusted ({correction}) across the "
-        f"pairs and measures of each convention and test; significant at {alpha}. Each row is "
-        "a case where the conclusion (which run is better, and whether significantly) "
-        "differs from the reference convention's.\n\n"
+        f"Paired tests of run B against run A per topic; p adjusted: {scope}; significant at "
+        f"{alpha}. Each row is a case where the conclusion (which run is better, and whether "
+        "significantly) differs from the reference convention's.\n\n"
     )
     if flips.empty:
         return head + "No conclusion changes under any configured convention.\n"
@@ -420,6 +449,8 @@ def write_comparisons(
     }
     trec.write_lines_atomically(paths["tests"], [comparisons.to_csv(**write_csv)])
     trec.write_lines_atomically(paths["flips"], [flips.to_csv(**write_csv)])
-    text = flips_markdown(flips, settings["alpha"], settings["correction"])
+    text = flips_markdown(
+        flips, settings["alpha"], correction_scope(settings["correction"], comparisons)
+    )
     trec.write_lines_atomically(paths["md"], [text])
     return comparisons

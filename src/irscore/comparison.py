@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -64,7 +64,8 @@ def paired(
     alpha: float,
     correction: str = "holm",
 ) -> pd.DataFrame:
-    """The tests of pair[1] against pair[0] per measure, p-values adjusted across them."""
+    """The tests of pair[1] against pair[0] per measure, each test's p-values adjusted
+    over the measures (`audit.correction_scope` says so in words)."""
     result = paired_comparisons(
         table,
         [pair],
@@ -90,12 +91,16 @@ def compare_runs(
     seed: int,
     alpha: float,
     correction: str = "holm",
+    wanted: Callable[[str], bool] | None = None,
 ) -> tuple[pd.DataFrame, Scored]:
-    """The paired tests of the second named run against the first, and the scored runs."""
+    """The paired tests of the second named run against the first, and the scored runs;
+    `wanted` picks the measures to test (a family's measures not asked for by name are
+    not tested, so the correction spans only those shown)."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     scored = score_runs(qrels, runs, spec, convention)
-    table, measures, pair = scored.table, scored.measures, (runs[0][0], runs[1][0])
+    measures = [m for m in scored.measures if wanted is None or wanted(m)]
+    table, pair = scored.table, (runs[0][0], runs[1][0])
     return paired(table, pair, measures, convention, tests, B, seed, alpha, correction), scored
 
 

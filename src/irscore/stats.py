@@ -43,6 +43,12 @@ import numpy as np
 from scipy import special
 
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
+TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "randomization": "paired randomisation test",
+    "bootstrap": "paired bootstrap test",
+}
 EXACT_MAX_N = 20  # the randomisation test enumerates all 2^n sign patterns up to this n
 _TIE_RTOL = 1e-10  # "as extreme" tolerance, relative to mean(|d|)
 _CHUNK_CELLS = 1 << 20  # cells of one sign / index matrix chunk: bounds memory at any B

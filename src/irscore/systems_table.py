@@ -5,8 +5,9 @@ significance mark. Against a baseline, ▲ (▼) marks a system significantly
 better (worse) than the baseline; with all pairs, each system gets a letter
 and a cell lists the letters of the systems it is significantly better than
 (as ranx does). The p-values come from `audit.paired_comparisons` (any test of
-`stats.TESTS`) adjusted across every comparison of the table by one of
-`stats.CORRECTIONS`; a footnote says which test, correction and alpha. The
+`stats.TESTS`; the table uses one) adjusted together, every system and measure
+of the table, by one of `stats.CORRECTIONS`; a footnote says which test and
+correction, over how many p-values, and alpha. The
 best mean of each column is in bold. Markdown, LaTeX (booktabs) and CSV.
 """
 
@@ -21,16 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from irscore import stats, trec
-from irscore.audit import paired_comparisons
+from irscore import trec
+from irscore.audit import correction_scope, paired_comparisons
 from irscore.conventions import REFERENCE, Convention
 
-TEST_NAMES = {
-    "t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "randomization": "paired randomisation test",
-    "bootstrap": "paired bootstrap test",
-}
 UP, DOWN = "▲", "▼"
 
 
@@ -88,7 +83,11 @@ def build(
         if baseline is None:
             marks[measure] = ["".join(sorted(m)) for m in marks[measure]]
     return SystemsTable(
-        means, marks, tests, baseline, _footnote(baseline, test, correction, alpha, len(tests))
+        means,
+        marks,
+        tests,
+        baseline,
+        _footnote(baseline, correction_scope(correction, tests), alpha),
     )
 
 
@@ -102,11 +101,8 @@ def _mean(table: pd.DataFrame, system: str, measure: str, convention: Convention
     return float(rows["value"].iloc[0]) if len(rows) else np.nan
 
 
-def _footnote(baseline: str | None, test: str, correction: str, alpha: float, n: int) -> str:
-    how = (
-        f"{TEST_NAMES[test]}, {stats.CORRECTION_NAMES[correction]} correction "
-        f"across the {n} comparisons, alpha = {alpha:g}"
-    )
+def _footnote(baseline: str | None, scope: str, alpha: float) -> str:
+    how = f"p adjusted: {scope}; alpha = {alpha:g}"
     if baseline is not None:
         return (
             f"{UP} / {DOWN}: significantly better / worse than the baseline {baseline} "

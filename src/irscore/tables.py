@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import html as html_text
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from irscore import trec
+from irscore.report import pages
 from irscore.results import Results
 
 DECIMALS = 4
@@ -89,35 +91,24 @@ def _tex(text: str) -> str:
     return text
 
 
-def _html_row(tag: str, cells: Sequence[str], numeric: Sequence[bool]) -> str:
-    return (
-        "<tr>"
-        + "".join(
-            f'<{tag} class="{"num" if right else "text"}">{html_text.escape(cell)}</{tag}>'
-            for cell, right in zip(cells, numeric, strict=True)
-        )
-        + "</tr>\n"
-    )
-
-
-def html(frame: pd.DataFrame, caption: str) -> str:
-    """A standalone HTML page holding the table (4 decimals), for the Snakemake report."""
+def html(
+    frame: pd.DataFrame,
+    caption: str,
+    files: Sequence[tuple[str, str]] = (),
+    splits: Sequence[pages.Split] = (),
+) -> str:
+    """A standalone HTML page holding the table (4 decimals), for the Snakemake report, with
+    links to download `files` (name, text): the table's other formats. A wide table is cut
+    in two as `splits` say (report.pages.Split)."""
     numeric = [False] + [pd.api.types.is_numeric_dtype(t) for t in frame.dtypes]
-    header = _html_row("th", [frame.index.name or "", *map(str, frame.columns)], numeric)
-    body = "".join(
-        _html_row("td", [str(index), *map(_cell, values)], numeric)
+    header = [frame.index.name or "", *map(str, frame.columns)]
+    rows = [
+        [str(index), *map(_cell, values)]
         for index, values in zip(frame.index, frame.to_numpy(), strict=True)
-    )
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html_text.escape(caption)}</title>\n"
-        "<style>body{font-family:'DejaVu Sans',sans-serif;font-size:14px;margin:1em}"
-        "table{border-collapse:collapse}th,td{padding:0.2em 0.6em;"
-        "border-bottom:1px solid #ccc}.num{text-align:right}.text{text-align:left}"
-        "caption{text-align:left;font-weight:bold;padding-bottom:0.5em}</style>\n"
-        f"</head>\n<body>\n<table>\n<caption>{html_text.escape(caption)}</caption>\n"
-        f"<thead>\n{header}</thead>\n<tbody>\n{body}</tbody>\n</table>\n</body>\n</html>\n"
-    )
+    ]
+    escaped = [[html_text.escape(cell) for cell in cells] for cells in [header, *rows]]
+    table = pages.table_html(escaped[0], escaped[1:], numeric, caption, splits)
+    return pages.page(caption, table, files)
 
 
 def csv(frame: pd.DataFrame) -> str:
@@ -125,16 +116,23 @@ def csv(frame: pd.DataFrame) -> str:
     return frame.to_csv(float_format=trec.float_text, lineterminator="\n")
 
 
-def write(frame: pd.DataFrame, paths: Mapping[str, str], caption: str = "") -> None:
-    """Write `frame` to each of `paths` (keys md, csv, tex, html), each whole or not at all."""
-    render = {
-        "md": markdown,
-        "csv": csv,
-        "tex": lambda f: latex(f, caption),
-        "html": lambda f: html(f, caption),
-    }
+def write(
+    frame: pd.DataFrame,
+    paths: Mapping[str, str],
+    caption: str = "",
+    splits: Sequence[pages.Split] = (),
+) -> None:
+    """Write `frame` to each of `paths` (keys md, csv, tex, html), each whole or not at all;
+    the HTML page carries the other formats as downloads (and is cut as `html` says)."""
+    render = {"md": markdown, "csv": csv, "tex": lambda f: latex(f, caption)}
+    files = []
     for kind, path in paths.items():
-        trec.write_lines_atomically(path, [render[kind](frame)])
+        if kind != "html":
+            text = render[kind](frame)
+            trec.write_lines_atomically(path, [text])
+            files.append((Path(path).name, text))
+    if "html" in paths:
+        trec.write_lines_atomically(paths["html"], [html(frame, caption, files, splits)])
 
 
 def write_headline(

@@ -17,6 +17,7 @@ import pandas as pd
 from irscore import tables
 from irscore.conventions import REFERENCE
 from irscore.evaluate import as_float32, prepare, rank
+from irscore.report.pages import Split
 from irscore.results import Results, per_topic
 
 TOP = 10
@@ -91,6 +92,10 @@ def tie_table(results: Results, counts: Sequence[Mapping[str, int]]) -> pd.DataF
     return frame.astype(dict.fromkeys(integers, "Int64") | {"at topic": "string"})
 
 
+# The HTML page shows the means under each order, then the counts, as two tables.
+HTML_SPLIT = Split("changed ")
+
+
 def write_tie_table(
     qrels: pd.DataFrame,
     runs: Sequence[pd.DataFrame],
@@ -100,5 +105,5 @@ def write_tie_table(
     """The tie-break table of the runs (rows in the order of `results`; `runs` are theirs)."""
     counts = [tie_counts(qrels, run) for run in runs]
     frame = tie_table(results, counts)
-    tables.write(frame, paths, caption=CAPTION)
+    tables.write(frame, paths, caption=CAPTION, splits=(HTML_SPLIT,))
     return frame

@@ -5,11 +5,15 @@ drops it when its holders die, even by kill -9), before Snakemake starts: a Snak
 lock left by a killed run is cleared, but never while a Snakemake still runs there;
 temporary files of killed jobs are removed; a result that differs from its record
 (results/records/, results/data/manifest.json) loses its record, so that the step that
-wrote it runs again. Snakemake then runs with --rerun-incomplete (a job a kill cut
-short is redone); its whole output goes to results/logs/workflow.log, and the terminal
-shows one line per finished job, then where the summary is, or what failed and why.
+wrote it runs again; the files of a run that config.yaml no longer lists are removed.
+Snakemake then runs with --rerun-incomplete (a job a kill cut short is redone); its
+whole output goes to results/logs/workflow.log, and the terminal shows one line per
+finished job, then where the summary is, or what failed and why.
 
-Usage: python -m irscore.workflow_runner [-d DIR] [SNAKEMAKE ARGUMENTS ...]
+`make report` runs it with --report: Snakemake's report of the results, said in one
+line per step, its output in results/logs/report.log.
+
+Usage: python -m irscore.workflow_runner [-d DIR] [--report] [SNAKEMAKE ARGUMENTS ...]
 """
 
 from __future__ import annotations
@@ -17,24 +21,36 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import yaml
+
 from irscore.integrity import DATA_MANIFEST, IntegrityError, damaged
 
 LOCK = Path(".snakemake") / "make-results.lock"
 LOG = Path("results") / "logs" / "workflow.log"
 SUMMARY = Path("results") / "summary.md"
+REPORT = Path("results") / "report.html"
+REPORT_LOG = Path("results") / "logs" / "report.log"
+# irscore's additions to the report's look (see the file).
+STYLESHEET = "workflow/report/style.css"
 RECORDS = Path("results") / "records"
 DATA = Path("results") / "data"
+RUNS = Path("results") / "runs"
+CONFIG = "config.yaml"
+IDEAL = "ideal"  # irscore.ideal.TAG: the workflow's own run, never in the config
 # atomic_output's temporary names (irscore.trec): .NAME.RANDOM.tmp beside the target.
 TEMPORARY = ".*.tmp"
 AGAIN = "run `make results` again"
 
 _RULE = re.compile(r"^(?:local)?rule (\w+):$")
+# The plan's row for the target rule `all`, which runs nothing: the counter leaves it out.
+_ALL_PLANNED = re.compile(r"^all\s+(\d+)$")
 _FIELD = re.compile(r"^\s+(jobid|wildcards|log): (.*)$")
 _FINISHED = re.compile(r"^Finished jobid: (\d+) ")
 _STEPS = re.compile(r"^(\d+) of (\d+) steps")
@@ -48,22 +64,65 @@ class Busy(RuntimeError):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the workflow in -d DIR (default: here) with the other arguments for Snakemake."""
+    """Run the workflow in -d DIR (default: here) with the other arguments for Snakemake;
+    with --report first, write the Snakemake report of the results instead."""
     args = list(sys.argv[1:] if argv is None else argv)
     workdir = Path(".")
     if args[:1] == ["-d"] and len(args) > 1:
         workdir, args = Path(args[1]), args[2:]
+    report = args[:1] == ["--report"]
     os.chdir(workdir)
     LOCK.parent.mkdir(exist_ok=True)
     with open(LOCK, "a+", encoding="utf-8") as lock:
         try:
             hold(lock)
+            if report:
+                return run_report(args[1:], lock)
             for line in recover():
                 say(line)
         except Busy as busy:
-            print(f"make results: {busy}", file=sys.stderr)
+            print(f"make {'report' if report else 'results'}: {busy}", file=sys.stderr)
             return 2
         return run_snakemake(args, lock)
+
+
+def run_report(args: list[str], lock) -> int:
+    """`make report`: Snakemake's report of the results, its output to REPORT_LOG; one
+    line per step shown (the results added with their captions, the rules' code), then
+    where the report is, or what failed."""
+    snakemake = Path(sys.executable).parent / "snakemake"
+    command = [str(snakemake), "--report", str(REPORT), "--report-stylesheet", STYLESHEET, *args]
+    REPORT_LOG.parent.mkdir(parents=True, exist_ok=True)
+    added = rules = 0
+    output: list[str] = []
+    with open(REPORT_LOG, "w", encoding="utf-8") as log:
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            pass_fds=(lock.fileno(),),
+        )
+        for line in process.stdout:
+            log.write(line)
+            output.append(line.rstrip("\n"))
+            if line.startswith("Adding "):
+                added += 1
+            elif line.startswith("Loading script code for rule "):
+                if not rules:
+                    say(f"[1/2] {added} results, each with its caption")
+                rules += 1
+            elif line.startswith("Report created."):
+                say(f"[2/2] the workflow: its rule graph, the code of {rules} rules, run times")
+        code = process.wait()
+    if code == 0:
+        size = REPORT.stat().st_size / 2**20
+        say(f"Done: {REPORT} ({size:.1f} MiB; the full log: {REPORT_LOG})")
+    else:
+        for line in _first_error(output) or [f"Snakemake stopped with exit status {code}"]:
+            say(line, sys.stderr)
+        say(f"The full log: {REPORT_LOG}", sys.stderr)
+    return code
 
 
 def hold(lock) -> None:
@@ -117,6 +176,14 @@ def recover() -> Iterator[str]:
         path.unlink()
     if temporary:
         yield f"removed {len(temporary)} temporary file(s) of interrupted jobs"
+    for name in unconfigured_runs():
+        files = run_files(name)
+        for path in files:
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        yield f"removed the {len(files)} files of {name}, a run config.yaml no longer lists"
     records = [*sorted(RECORDS.rglob("*.json")), *sorted(DATA.glob(DATA_MANIFEST))]
     for record in records:
         try:
@@ -127,6 +194,34 @@ def recover() -> Iterator[str]:
             path, problem, _ = found[0]
             record.unlink(missing_ok=True)
             yield f"{path}: {problem} in {record}: its step runs again"
+
+
+def unconfigured_runs() -> list[str]:
+    """The runs under results/runs/ that config.yaml no longer lists (a retriever or run
+    taken out): their files would otherwise stay behind."""
+    try:
+        config = yaml.safe_load(Path(CONFIG).read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):  # Snakemake will say what is wrong with it
+        return []
+    listed = {IDEAL, *(config.get("retrievers") or {}), *(config.get("runs") or {})}
+    return sorted(path.stem for path in RUNS.glob("*.run") if path.stem not in listed)
+
+
+def run_files(name: str) -> list[Path]:
+    """What the workflow writes for one run: the run and its manifest, its scores and
+    cross-check, its records, its logs, its shards."""
+    results = Path("results")
+    candidates = [
+        RUNS / f"{name}.run",
+        RUNS / f"{name}.manifest.json",
+        results / "eval" / f"{name}.tsv",
+        results / "crosscheck" / f"{name}.tsv",
+        results / "shards" / name,
+        RECORDS / "shards" / name,
+        *RECORDS.glob(f"*/{name}.json"),
+        *(results / "logs").glob(f"*/{name}.log"),
+    ]
+    return [path for path in candidates if path.exists()]
 
 
 def run_snakemake(args: list[str], lock) -> int:
@@ -146,6 +241,7 @@ def run_snakemake(args: list[str], lock) -> int:
     output: list[str] = []
     current: dict[str, str] | None = None
     finished = None
+    shown, not_shown = 0, 0
     with open(LOG, "w", encoding="utf-8") as log:
         process = subprocess.Popen(
             command,
@@ -158,7 +254,9 @@ def run_snakemake(args: list[str], lock) -> int:
             log.write(line)
             line = line.rstrip("\n")
             output.append(line)
-            if match := _RULE.match(line):
+            if match := _ALL_PLANNED.match(line):
+                not_shown = int(match[1])
+            elif match := _RULE.match(line):
                 current = {"rule": match[1]}
             elif match := _JOB_ERROR.match(line):
                 current = {"rule": match[1]}
@@ -172,7 +270,9 @@ def run_snakemake(args: list[str], lock) -> int:
             elif (match := _STEPS.match(line)) and finished is not None:
                 name = " ".join([finished["rule"], *_wildcard_values(finished)])
                 if finished["rule"] != "all":
-                    say(f"[{match[1]:>{len(match[2])}}/{match[2]}] {name}")
+                    shown += 1
+                    total = str(int(match[2]) - not_shown)
+                    say(f"[{shown:>{len(total)}}/{total}] {name}")
                 finished = None
         code = process.wait()
     signal.signal(signal.SIGINT, previous)

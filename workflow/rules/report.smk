@@ -55,6 +55,7 @@ rule tables:
             "report/__init__.py",
             "report/pipeline.py",
             "report/layout.py",
+            "report/pages.py",
             "rank_correlation.py",
             "results.py",
             "tables.py",
@@ -166,7 +167,7 @@ rule topic_figures:
 # this step, which needs every report artefact, copies it over in one rename.
 rule publish_summary:
     input:
-        staging=tables_outputs()["summary"],
+        staging=tables_outputs()["summary_md"],
         artefacts=report_targets(),
         code=package_sources("integrity.py", "trec.py"),
     output:

@@ -41,8 +41,8 @@ def tables_outputs():
     """What the tables job writes: every table, and the summary under results/staging/
     (the committed results/summary.md is replaced by the rule publish_summary)."""
     artefacts = layout.workflow_tables(config["conventions"], bool(PUBLISHED))
-    summary = artefacts["summary"]
-    artefacts["summary"] = summary._replace(path=f"{STAGING}/{summary.path}")
+    summary = artefacts["summary_md"]
+    artefacts["summary_md"] = summary._replace(path=f"{STAGING}/{summary.path}")
     return in_report(artefacts)
 
 

@@ -9,6 +9,7 @@ rule systems_table:
         records=eval_records(run_names()),
         code=package_sources(
             "report/workbench.py",
+            "report/pages.py",
             "integrity.py",
             "systems_table.py",
             "audit.py",
@@ -47,6 +48,7 @@ rule interleaving:
         ],
         code=package_sources(
             "report/workbench.py",
+            "report/pages.py",
             "integrity.py",
             "report/plots.py",
             "interleave.py",

@@ -18,7 +18,12 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument("qrels")
     parser.add_argument("runs", nargs="+", metavar="run")
-    parser.add_argument("--out", default="irscore-audit", help="folder for the outputs")
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="folder for the tables and plots (default: a new temporary folder; the last "
+        "line says where)",
+    )
     parser.add_argument(
         "--test",
         choices=(*TESTS, "all"),
@@ -33,7 +38,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> str:
-    """The summary of `irscore audit`; the tables and plots go under --out."""
+    """The summary of `irscore audit`; the tables and plots go under --out, else under a
+    new temporary folder (kept), which the summary's last line names."""
     check_alpha(args.alpha)
     matplotlib_config_dir()
     from irscore.report.own_runs import audit_files

@@ -32,7 +32,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="paired significance tests between runs; the many-systems table",
         description="Paired tests per topic of each run against a baseline (the first run, "
         "or --baseline), or of every pair (--all-pairs), for each measure; p-values "
-        "adjusted across the table (--correction). Two runs: the tests in detail "
+        "adjusted (--correction) over those of one test: every measure and pair it tests, "
+        "each test on its own. Two runs: the tests in detail "
         "(--format text|tsv|json). More, or --format md|latex|csv: the table papers print, "
         "one row per system, significance marks against the baseline.",
     )
@@ -49,7 +50,13 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument(
         "--test", choices=(*TESTS, "all"), default="all", help="all: every test (table: t)"
     )
-    parser.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    parser.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="over the p-values of one test: every measure (and pair) it tests; "
+        "each test is corrected on its own (default holm)",
+    )
     parser.add_argument("--B", type=int, default=None, help="resamples (default 100000 / 10000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--alpha", type=float, default=0.05)
@@ -165,7 +172,7 @@ def _checks(lines: list[str]) -> str:
 
 def _detailed_text(result, pair, paths, convention, args) -> str:
     """The tests in a table that fits WIDTH columns (--wide: every column)."""
-    from irscore import stats
+    from irscore.audit import correction_scope
 
     a, b = pair
     head = "".join(
@@ -174,8 +181,7 @@ def _detailed_text(result, pair, paths, convention, args) -> str:
             f"A = {a} ({paths[a]})",
             f"B = {b} ({paths[b]})",
             f"convention: {convention.name} ({convention.description})",
-            f"p adjusted ({stats.CORRECTION_NAMES[args.correction]}) across the table; "
-            f"alpha {args.alpha:g}",
+            f"p adjusted: {correction_scope(args.correction, result)}; alpha {args.alpha:g}",
         )
     )
     if args.wide:

@@ -16,6 +16,9 @@ from irscore.conventions import CHOICES, conventions_from_config
 
 TABLE_FORMATS = ("md", "csv", "tex", "html")
 FIGURE_FORMATS = ("png", "svg")
+# The `format` label of a category that holds tables and figures: they sort in this order.
+FIGURE_AS = {"png": "PNG figure", "svg": "SVG figure"}
+TABLE_AS = "HTML table"
 # The categories of the Snakemake report, in the order it lists them.
 HEADLINE = "1. Headline"
 TIES = "2. Ties"
@@ -62,23 +65,43 @@ def interpolation_conventions(conventions: Mapping[str, Mapping[str, Any] | None
     return single_change_conventions(conventions, "interpolation")
 
 
+def ordered(position: int, text: str) -> str:
+    """A label value that sorts in `position` (1, 2, ...): the report lists a category's
+    entries sorted by their labels' text."""
+    return f"{position}. {text}"
+
+
 def table(key: str, name: str, category: str, caption: str, **labels: str) -> Layout:
-    """A table's four files tables/NAME.FORMAT, keyed KEY_FORMAT, under one caption."""
+    """A table's four files tables/NAME.FORMAT, keyed KEY_FORMAT: the HTML page is the
+    report's entry (the other three are its downloads)."""
+    layout = {f"{key}_{ext}": Artefact(f"tables/{name}.{ext}") for ext in TABLE_FORMATS}
+    layout[f"{key}_html"] = Artefact(f"tables/{name}.html", caption, category, labels)
+    return layout
+
+
+def figure(
+    key: str, name: str, category: str, caption: str, mixed: bool = False, **labels: str
+) -> Layout:
+    """A figure as plots/NAME.png and .svg, keyed KEY_png and KEY_svg, under one caption;
+    labelled `format` png / svg (a toggle in the report), or, `mixed` among tables in its
+    category, FIGURE_AS."""
     return {
         f"{key}_{ext}": Artefact(
-            f"tables/{name}.{ext}", caption, category, {**labels, "format": ext}
+            f"plots/{name}.{ext}",
+            caption,
+            category,
+            {**labels, "format": FIGURE_AS[ext] if mixed else ext},
         )
-        for ext in TABLE_FORMATS
+        for ext in FIGURE_FORMATS
     }
 
 
-def figure(key: str, name: str, category: str, caption: str, **labels: str) -> Layout:
-    """A figure as plots/NAME.png and .svg, keyed KEY_png and KEY_svg, under one caption."""
+def document(key: str, path: str, category: str, caption: str, **labels: str) -> Layout:
+    """A Markdown document (KEY_md at PATH.md) and its HTML page (KEY_html at PATH.html),
+    the report's entry, which holds the Markdown as a download."""
     return {
-        f"{key}_{ext}": Artefact(
-            f"plots/{name}.{ext}", caption, category, {**labels, "format": ext}
-        )
-        for ext in FIGURE_FORMATS
+        f"{key}_md": Artefact(f"{path}.md"),
+        f"{key}_html": Artefact(f"{path}.html", caption, category, labels),
     }
 
 
@@ -86,43 +109,51 @@ def run_tables(conventions: Mapping[str, Mapping[str, Any] | None], compared: bo
     """The tables of any set of runs: ties, the 11-point curves of each interpolation rule,
     the convention audit and (`compared`: pairs of runs are tested) the paired tests."""
     layout = table("tiebreak", "tiebreak", TIES, "tiebreak", table="tiebreak")
-    for rule in interpolation_conventions(conventions):
+    for position, rule in enumerate(interpolation_conventions(conventions), 1):
         layout |= table(
             f"curves_{rule}",
             f"curves_{rule}",
             CURVES,
             "curves_table",
-            curves="11-point",
-            interpolation=rule,
+            curves=curves_label(position, rule),
+            format=TABLE_AS,
         )
-    layout |= {
-        "audit_md": Artefact(
-            "audit/conventions.md", "audit", CONCLUSIONS, {"table": "convention audit"}
-        ),
-        "audit_csv": Artefact("audit/conventions.csv"),
-    }
+    layout |= document(
+        "audit", "audit/conventions", CONCLUSIONS, "audit", table=ordered(1, "convention audit")
+    )
+    layout["audit_csv"] = Artefact("audit/conventions.csv")
     if compared:
         layout |= {
             "compare_tests": Artefact("compare/tests.tsv"),
             "compare_flips": Artefact("compare/flips.tsv"),
-            "compare_md": Artefact(
-                "compare/flips.md", "flips", CONCLUSIONS, {"table": "conclusions that flip"}
-            ),
         }
+        layout |= document(
+            "compare",
+            "compare/flips",
+            CONCLUSIONS,
+            "flips",
+            table=ordered(2, "conclusions that flip"),
+        )
     return layout
+
+
+def curves_label(position: int, rule: str) -> str:
+    """The Curves entries of an interpolation rule: in the order of the rules' choices (the
+    reference, trec_eval9, first)."""
+    return ordered(position, rule + (" (reference)" if position == 1 else ""))
 
 
 def run_figures(conventions: Mapping[str, Mapping[str, Any] | None]) -> Layout:
     """The figures of any set of runs: the 11-point curves of each rule, the convention plot."""
     layout: Layout = {}
-    for rule in interpolation_conventions(conventions):
+    for position, rule in enumerate(interpolation_conventions(conventions), 1):
         layout |= figure(
             f"curves_{rule}",
             f"curves_{rule}",
             CURVES,
             "curves_plot",
-            curves="11-point",
-            interpolation=rule,
+            curves=curves_label(position, rule),
+            mixed=True,
         )
     return layout | figure(
         "conventions", "conventions", CONVENTIONS, "conventions", figure="convention audit"
@@ -135,24 +166,33 @@ def workflow_tables(conventions: Mapping[str, Mapping[str, Any] | None], publish
     layout = table("reference", "reference", HEADLINE, "reference", table="reference")
     layout |= run_tables(conventions, compared=True)
     if published:
+        layout |= document(
+            "published_comparison",
+            "published/comparison",
+            PUBLISHED,
+            "published",
+            table="published vs regenerated",
+        )
         layout |= {
-            "published_comparison_md": Artefact(
-                "published/comparison.md",
-                "published",
-                PUBLISHED,
-                {"table": "published vs regenerated"},
-            ),
             "published_comparison_csv": Artefact("published/comparison.csv"),
             "published_ir_measures_md": Artefact("published/ir_measures.md"),
             "published_ir_measures_csv": Artefact("published/ir_measures.csv"),
         }
-    layout["summary"] = Artefact("summary.md", "summary", SUMMARY, {"file": "summary.md"})
+    layout |= document("summary", "summary", SUMMARY, "summary", document="results/summary.md")
     return layout
 
 
 def topic_figures(pairs: Sequence[Sequence[str]]) -> Layout:
-    """What the topic figures job draws: the example topic, a scatter per pair of runs."""
-    layout = figure("topic_example", "topic_example", CURVES, "topic_example", figure="one topic")
+    """What the topic figures job draws: the example topic, a scatter per pair of runs.
+    The example comes after the curves of every interpolation rule (at most three)."""
+    layout = figure(
+        "topic_example",
+        "topic_example",
+        CURVES,
+        "topic_example",
+        curves=ordered(len(CHOICES["interpolation"]) + 1, "one topic"),
+        mixed=True,
+    )
     for x, y in pairs:
         layout |= figure(
             f"pair_{x}_vs_{y}",
@@ -182,27 +222,27 @@ WORKBENCH = "9. Many systems and interleaving"
 
 
 def systems(baseline: str) -> Layout:
-    """The many-systems table (config `systems:`) and its tests."""
-    layout = {
-        f"{ext}": Artefact(
-            f"tables/systems.{ext}",
-            "systems",
-            WORKBENCH,
-            {"table": "many systems", "baseline": baseline, "format": ext},
-        )
-        for ext in ("md", "csv", "tex")
-    }
+    """The many-systems table (config `systems:`) and its tests; its HTML page (which holds
+    the Markdown, CSV and LaTeX versions as downloads) is the report's entry."""
+    layout = {ext: Artefact(f"tables/systems.{ext}") for ext in ("md", "csv", "tex")}
+    layout["html"] = Artefact(
+        "tables/systems.html",
+        "systems",
+        WORKBENCH,
+        {"shows": ordered(1, f"many systems against {baseline}"), "format": TABLE_AS},
+    )
     return layout | {"tests": Artefact("compare/systems_tests.tsv")}
 
 
 def interleaving(pairs: Sequence[Sequence[str]]) -> Layout:
     """The interleaving verdicts beside the offline ones, and a settling figure per pair."""
     layout = {
-        "md": Artefact(
-            "interleaving/verdicts.md",
+        "md": Artefact("interleaving/verdicts.md"),
+        "html": Artefact(
+            "interleaving/verdicts.html",
             "interleaving",
             WORKBENCH,
-            {"table": "interleaving verdicts"},
+            {"shows": ordered(2, "interleaving verdicts"), "format": TABLE_AS},
         ),
         "tsv": Artefact("interleaving/verdicts.tsv"),
     }
@@ -212,7 +252,7 @@ def interleaving(pairs: Sequence[Sequence[str]]) -> Layout:
             f"interleaving_{a}_vs_{b}",
             WORKBENCH,
             "interleaving_plot",
-            figure="interleaving",
-            pair=f"{a} vs {b}",
+            shows=ordered(3, f"interleaving, {a} vs {b}"),
+            mixed=True,
         )
     return layout

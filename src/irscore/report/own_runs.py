@@ -9,6 +9,8 @@ folder, with a short text summary and the input checks for the terminal.
 from __future__ import annotations
 
 import itertools
+import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,18 +33,27 @@ from irscore.results import Results
 def audit_files(
     qrels_path: str,
     run_paths: Sequence[str],
-    out: str,
+    out: str | None,
     conventions: Mapping[str, Mapping | None] = DEFAULT_GRID,
     B: int = 10_000,
     seed: int = 0,
     alpha: float = 0.05,
     tests: Sequence[str] = ("t",),
 ) -> str:
-    """Write every artefact under `out` and return the text summary (checks first)."""
+    """Write every artefact under `out` and return the text summary (checks first). Without
+    `out`, under a new temporary folder (made once the inputs are read, and removed again
+    if writing fails), which the summary's last line names: never the current folder."""
     qrels = trec.read_qrels(qrels_path)
     runs = [trec.read_run(path) for path in run_paths]
     named = dict(zip(_names(run_paths, runs), runs, strict=True))
-    return audit_runs(qrels, named, out, conventions, B, seed, alpha, tests).summary
+    if out is not None:
+        return audit_runs(qrels, named, out, conventions, B, seed, alpha, tests).summary
+    folder = tempfile.mkdtemp(prefix="irscore-audit-")
+    try:
+        return audit_runs(qrels, named, folder, conventions, B, seed, alpha, tests).summary
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ from typing import Any
 import pandas as pd
 
 from irscore import curves, published, summary, tables, ties, trec
-from irscore.audit import COMPARISON_COLUMNS, write_comparisons
+from irscore.audit import COMPARISON_COLUMNS, HTML_SPLIT, write_comparisons
 from irscore.audit import write as write_audit
+from irscore.report import pages
 from irscore.report.layout import paths_under
 from irscore.report.styles import Style, run_styles
 from irscore.results import Results
@@ -40,9 +41,17 @@ def write_run_tables(
     tie_frame = ties.write_tie_table(qrels, runs, results, paths_under(outputs, "tiebreak_"))
     curves.write_curve_tables(results, paths_under(outputs, "curves_"))
     audited = write_audit(results, labels, paths_under(outputs, "audit_"))
+    pages.write_markdown_page(
+        outputs["audit_html"], outputs["audit_md"], [outputs["audit_csv"]], (HTML_SPLIT,)
+    )
     comparisons = pd.DataFrame(columns=COMPARISON_COLUMNS)
     if compare:
         comparisons = write_comparisons(results, compare, paths_under(outputs, "compare_"))
+        pages.write_markdown_page(
+            outputs["compare_html"],
+            outputs["compare_md"],
+            [outputs["compare_flips"], outputs["compare_tests"]],
+        )
     return tie_frame, audited, comparisons
 
 
@@ -105,6 +114,11 @@ def tables_job(
             {run: results.table(run) for run in results.runs},
             paths_under(outputs, "published_"),
         )
+        pages.write_markdown_page(
+            outputs["published_comparison_html"],
+            outputs["published_comparison_md"],
+            [outputs["published_comparison_csv"]],
+        )
         appendix.append(outputs["published_comparison_md"])
     appendix += sections
     rules = list(results.interpolations)
@@ -113,12 +127,17 @@ def tables_job(
         with_ideal,
         crosschecks,
         headline,
-        outputs["summary"],
+        outputs["summary_md"],
         tiebreak=outputs["tiebreak_md"],
         curves=[outputs[f"curves_{rule}_md"] for rule in rules],
         interpolations=rules,
         audit=outputs["audit_md"],
         appendix=appendix,
+    )
+    pages.write_markdown_page(
+        outputs["summary_html"],
+        outputs["summary_md"],
+        splits=(ties.HTML_SPLIT, HTML_SPLIT),
     )
 
 

@@ -66,6 +66,10 @@ SHIFTS = "RdBu"  # diverging: red = the convention lowers the mean, blue = raise
 SWAP = "⇄"
 # The rank marked on one topic's precision-recall and ROC curves (what a reader sees).
 TOP = 10
+# The convention heatmap: two panels a row and 7-point numbers in the cells, so that the
+# figure reads at the width a report window shows it (about 1,000 pixels).
+COLUMNS = 2
+CELL_FONT = 7
 
 
 @contextlib.contextmanager
@@ -371,7 +375,7 @@ def conventions_figure(means: pd.DataFrame, runs: Sequence[str]) -> Figure:
     """
     labels = list(dict.fromkeys(means["measure"]))
     conventions = list(dict.fromkeys(means["convention"]))
-    columns = min(4, len(labels))
+    columns = min(COLUMNS, len(labels))
     rows = -(-len(labels) // columns)
     panels = {}
     for label in labels:
@@ -427,7 +431,7 @@ def _shift_panel(axes: Any, values: pd.DataFrame, norm: Any) -> Any:
     for column, run in enumerate(values.columns):
         mean = values.at["reference", run]
         text = "n/a" if np.isnan(mean) else f"{mean:.3f}".removeprefix("0")
-        axes.text(column, reference, text, ha="center", va="center", fontsize=5.5, zorder=3)
+        axes.text(column, reference, text, ha="center", va="center", fontsize=CELL_FONT, zorder=3)
     for row, column in zip(*np.nonzero(np.abs(np.nan_to_num(shift)) >= 0.005), strict=True):
         value = shift[row, column]
         dark = abs(norm(value) - 0.5) > 0.33
@@ -437,7 +441,7 @@ def _shift_panel(axes: Any, values: pd.DataFrame, norm: Any) -> Any:
             f"{value:+.2f}".replace("0.", "."),
             ha="center",
             va="center",
-            fontsize=5.5,
+            fontsize=CELL_FONT,
             color="white" if dark else "black",
         )
     reference_order = _order(values.loc["reference"])

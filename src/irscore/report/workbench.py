@@ -20,6 +20,7 @@ from irscore import interleave, systems_table, trec
 from irscore.audit import paired_comparisons
 from irscore.conventions import REFERENCE
 from irscore.evaluate import concat_long
+from irscore.report import pages
 from irscore.results import Results
 
 
@@ -66,6 +67,8 @@ def systems_job(
             )
         ],
     )
+    others = [outputs[key] for key in ("csv", "tex", "tests")]
+    pages.write_markdown_page(outputs["html"], outputs["md"], others)
 
 
 VERDICT_COLUMNS = [
@@ -157,6 +160,7 @@ def interleaving_job(
         [verdicts.to_csv(sep="\t", index=False, float_format=trec.float_text, lineterminator="\n")],
     )
     trec.write_lines_atomically(outputs["md"], [verdicts_markdown(verdicts, settings)])
+    pages.write_markdown_page(outputs["html"], outputs["md"], [outputs["tsv"]])
     from irscore.report import plots  # here: only the figures need matplotlib
 
     with plots.style():
