@@ -29,8 +29,8 @@ results: $(STAMP)
 report: results
 	@$(VENV)/bin/python -m irscore.workflow_runner --report
 
-test: $(STAMP)
-	$(VENV)/bin/python -m pytest
+test: $(STAMP)  # on $(CORES) worker processes (pytest-xdist): the workflow tests wait on Snakemake
+	$(VENV)/bin/python -m pytest -n $(CORES)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
