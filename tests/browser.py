@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-FLAGS = (
+# Headless, and quiet on a closed network: without the background-networking flags
+# Chromium keeps trying hosts it cannot reach.
+HEADLESS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -30,8 +32,8 @@ FLAGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--remote-debugging-pipe",
 )
+FLAGS = (*HEADLESS, "--remote-debugging-pipe")
 
 
 def find() -> str | None:

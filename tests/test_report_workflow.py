@@ -31,18 +31,7 @@ from test_workflow import copy_workflow, snakemake, write_corpus
 from irscore.report import layout
 
 BROWSERS = browser.NAMES
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1400,1000",
-    "--virtual-time-budget=5000",
-)
+CHROMIUM_FLAGS = (*browser.HEADLESS, "--window-size=1400,1000", "--virtual-time-budget=5000")
 
 
 def tree(folder: Path) -> dict[str, bytes]:
