@@ -99,7 +99,7 @@ def test_duplicate_document_and_unknown_measure_exit_2(tmp_path):
         "evaluate", "--duplicates", "first", "-m", "P.1", str(qrels), str(run)
     )
     assert status == 0 and out == "P_1                   \tall\t1.0000\n"
-    status, out, err = run_cli("evaluate", "-m", "P@10", str(qrels), str(run))
+    status, out, err = run_cli("evaluate", "-m", "P@1O", str(qrels), str(run))
     assert status == 2 and out == "" and "unknown measure" in err
 
 

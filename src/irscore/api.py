@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from irscore.inputs import QrelsInput, RunInput
-    from irscore.measures import MeasureSpec
+    from irscore.measures.peer_names import Group
     from irscore.report.own_runs import AuditResult
     from irscore.trec import Records
 
@@ -46,7 +46,9 @@ def evaluate(
     `qrels` is a path, a DataFrame, a dict `{qid: {docno: grade}}` or `irds:ID`;
     `runs` is one run (path, DataFrame, dict `{qid: {docno: score}}`) or a
     mapping name -> run. `measures` are trec_eval names (`"map"`, `"P_10"`,
-    `"ndcg_cut.5,10"`, `"official"`; default: trec_eval's default set).
+    `"ndcg_cut.5,10"`, `"official"`; default: trec_eval's default set) or
+    ir_measures / ranx names (`"nDCG@10"`, `"mrr@10"`), each scored under the
+    convention its peer follows and printed as given (`irscore.measures()`).
     `convention` is a name from the spec (`"tie_expected"`, `"judged_only"`,
     ...), a `Convention`, a mapping of changed fields, or a list of these,
     scored on one parse of each run. Returns the columns run, convention,
@@ -65,7 +67,7 @@ def evaluate(
     from irscore.evaluate import evaluate as evaluate_grid
     from irscore.input_checks import overlap
 
-    spec, narrowed = measure_spec(measures)
+    groups = measure_groups(measures)
     grid = conventions(convention)
     with freed_memory_kept(), ThreadPoolExecutor(1) as pool:  # qrels read beside the runs
         pending = pool.submit(_qrels, qrels, True)
@@ -73,9 +75,13 @@ def evaluate(
             named = _runs(runs, records=True)
         finally:
             qrels_table = pending.result()  # a bad qrels is the error, as when read first
-        tables = [evaluate_grid(qrels_table, r, grid, spec, name) for name, r in named.items()]
+        tables = [
+            _renamed(evaluate_grid(qrels_table, r, _changed(grid, g), g.spec, name), g)
+            for name, r in named.items()
+            for g in groups
+        ]
     qrels_name = _source(qrels_table, "qrels")
-    for (name, run), scored in zip(named.items(), tables, strict=True):
+    for (name, run), scored in zip(named.items(), tables[:: len(groups)], strict=True):
         for warning in overlap(_source(run, name), qrels_name, scored.attrs["notes"]):
             warnings.warn(warning, stacklevel=2)
     missing: dict[str, set[str]] = {}
@@ -87,7 +93,7 @@ def evaluate(
     table = concat_long(tables)
     if not per_topic:
         table = table[table["topic"] == "all"].reset_index(drop=True)
-    return _narrow(table, narrowed)
+    return table
 
 
 def compare(
@@ -127,30 +133,16 @@ def compare(
     from irscore import comparison
     from irscore.audit import correction_scope
 
-    spec, narrowed = measure_spec(measure if measure is not None else comparison.DEFAULT_MEASURES)
+    groups = measure_groups(measure if measure is not None else comparison.DEFAULT_MEASURES)
     grid = conventions(convention)
     if len(grid) != 1:
         raise ConventionError("compare takes one convention")
     chosen = _tests(tests)
     runs = _runs_named_by_tag(_runs({"A": run_a, "B": run_b}))
     result, scored = comparison.compare_runs(
-        _qrels(qrels),
-        list(runs.items()),
-        spec,
-        grid[0],
-        chosen,
-        B,
-        seed,
-        alpha,
-        correction,
-        wanted=lambda m: (
-            not any(
-                m.startswith(family + "_") and m not in names for family, names in narrowed.items()
-            )
-        ),
+        _qrels(qrels), list(runs.items()), groups, grid[0], chosen, B, seed, alpha, correction
     )
     _warn_not_computed(scored.not_computed)
-    result = _narrow(result, narrowed)
     result.attrs["checks"] = scored.checks
     result.attrs["correction"] = correction_scope(correction, result)
     return result
@@ -259,30 +251,49 @@ def _one_convention(item: ConventionInput) -> Convention:
     raise ConventionError(f"a convention is a name, a Convention or a mapping, got {type(item)}")
 
 
-def measure_spec(measures: str | Sequence[str] | None) -> tuple[MeasureSpec, dict[str, set[str]]]:
-    """The MeasureSpec of trec_eval measure names (`irscore.measures.requests.parse_names`),
-    and the families narrowed to some of their measures (`iprec_at_recall_0.50`).
+def measure_groups(measures: str | Sequence[str] | None) -> list[Group]:
+    """The measures as groups scored under one convention each (`irscore.measures.
+    peer_names.plan`): trec_eval names, then ir_measures and ranx names by the convention
+    their peer follows; the text measures (relstring) left out with a warning.
 
-    >>> spec, _ = measure_spec(["P_5", "P_10", "ndcg_cut.10"])
-    >>> spec.P, spec.ndcg_cut, sorted(spec.families)
-    ((5, 10), (10,), ['P', 'ndcg_cut'])
+    >>> [sorted(g.spec.families) for g in measure_groups(["P_5", "ndcg_cut.10", "RR@10"])]
+    [['P', 'ndcg_cut'], ['recip_rank_cut']]
     """
+    from irscore.measures.peer_names import plan
     from irscore.measures.registry import TEXT_FAMILIES
-    from irscore.measures.requests import parse_names
 
     names = [measures] if isinstance(measures, str) else list(measures or ["official"])
-    spec, missing, narrowed = parse_names(names)
-    if missing:
-        warnings.warn(f"not computed yet: {', '.join(missing)}", stacklevel=3)
-    text = sorted(spec.families & TEXT_FAMILIES)
-    if text:
-        warnings.warn(
-            f"{', '.join(text)} is text, which a long table cannot hold; not computed "
-            "(irscore evaluate -q prints it)",
-            stacklevel=3,
-        )
-        spec = spec.with_families(spec.families - set(text))
-    return spec, narrowed
+    groups = plan(names)
+    for g in groups:
+        if g.missing:
+            warnings.warn(f"not computed yet: {', '.join(g.missing)}", stacklevel=3)
+        text = sorted(g.spec.families & TEXT_FAMILIES)
+        if text:
+            warnings.warn(
+                f"{', '.join(text)} is text, which a long table cannot hold; not computed "
+                "(irscore evaluate -q prints it)",
+                stacklevel=3,
+            )
+            g.spec = g.spec.with_families(g.spec.families - set(text))
+    return groups
+
+
+def _changed(grid: Sequence[Convention], group: Group) -> list[Convention]:
+    """The conventions under a group's changes (each keeps its name)."""
+    from irscore.measures.peer_names import changed
+
+    return [changed(c, group.changes) for c in grid]
+
+
+def _renamed(table: pd.DataFrame, group: Group) -> pd.DataFrame:
+    """A group's long table with its measures as they were named (trec_eval names
+    narrowed to those asked for, peer names as given)."""
+    from irscore.measures.peer_names import rename_table
+
+    attrs = dict(table.attrs)
+    out = rename_table(_narrow(table, group.narrowed), group.renames)
+    out.attrs.update(attrs)
+    return out
 
 
 def _warn_not_computed(families: Sequence[str], convention: str = " this convention") -> None:
@@ -293,21 +304,9 @@ def _warn_not_computed(families: Sequence[str], convention: str = " this convent
 
 def _narrow(table: pd.DataFrame, narrowed: Mapping[str, set[str]]) -> pd.DataFrame:
     """Drop the measures of narrowed families that were not asked for by name."""
-    if not narrowed:
-        return table
-    from irscore.measures import MeasureError
+    from irscore.measures.peer_names import narrowed as narrow
 
-    measure = table["measure"].astype(str)
-    keep = measure == measure  # every row, until a narrowed family drops some
-    for family, wanted in narrowed.items():
-        in_family = measure.str.startswith(family + "_")
-        absent = sorted(wanted - set(measure[in_family]))
-        if absent:
-            close = difflib.get_close_matches(absent[0], sorted(set(measure)), n=5, cutoff=0.6)
-            hint = f"; close names: {', '.join(close)}" if close else ""
-            raise MeasureError(f"unknown measure {absent[0]!r}{hint}")
-        keep &= ~in_family | measure.isin(wanted)
-    return table[keep.to_numpy()].reset_index(drop=True)
+    return narrow(table, narrowed)
 
 
 def _qrels(qrels: QrelsInput, records: bool = False) -> pd.DataFrame | Records:

@@ -79,8 +79,8 @@ def run(args: argparse.Namespace) -> str:
     from dataclasses import replace
 
     from irscore import systems_table, trec
-    from irscore.comparison import DEFAULT_MEASURES, paired, score_runs
-    from irscore.measures import parse_requests
+    from irscore.comparison import DEFAULT_MEASURES, paired, score_groups
+    from irscore.measures.peer_names import plan
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> str:
         raise UsageError(f"--plot {args.plot}: the file name must end in .png or .svg")
     if args.baseline and args.all_pairs:
         raise UsageError("--baseline and --all-pairs exclude each other")
-    spec, _ = parse_requests(args.m or DEFAULT_MEASURES)
+    groups = plan(args.m or DEFAULT_MEASURES, trec_eval_requests=True)
     convention = convention_from_args(args)
     check_alpha(args.alpha)
     if args.B is not None and args.B < 1:
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> str:
     qrels, reading = read_inputs(args, args.qrels, args.runs)
     runs = list(reading)
     names = run_names(args.runs, [str(r.table["tag"][0]) if len(r.table) else "" for r in runs])
-    scored = score_runs(qrels, list(zip(names, runs, strict=True)), spec, convention)
+    scored = score_groups(qrels, list(zip(names, runs, strict=True)), groups, convention)
     table, checks, measures = scored.table, scored.checks, scored.measures
     note_not_computed(scored.not_computed, convention)
     baseline = None if args.all_pairs else _baseline(args.baseline, args.runs, names)

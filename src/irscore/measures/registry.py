@@ -49,7 +49,8 @@ class Params:
     part, as atol), `multiples` and `levels` (numbers, sorted, distinct printed
     names: Rprec_mult's, iprec_at_recall's), `numbers` (`count` numbers, any number
     of them when None, unsorted), `named` (`name=number` pairs of `names`, trec_eval
-    10's syntax) or `gains` (`level=gain` pairs, the DCG measures'); the last three
+    10's syntax), `gains` (`level=gain` pairs, the DCG measures') or `cut_gains` (a
+    gain map and cut-offs, `0=0,1=1,2=3@5,10`: nDCG@k under a map); the last four
     are kept as their text, since trec_eval names the measure after it; `default`
     when none are given."""
 
@@ -72,6 +73,8 @@ class Family:
     prints them with -q. `text`: the per-topic values are strings (object arrays
     of str), computed only when `compute` is asked for them.
     `trec_eval`: the major versions of trec_eval computing it in its all_trec.
+    `by_name`: computed only when asked for by name (the measures of the peers' names,
+    `irscore.measures.peer_names`), not among the families a config computes by default.
     `judgments`: what the measure is computed from: a qrels (`qrels`), trec_eval's
     preferences (`prefs`: -R prefs or -R qrels_prefs; `compute` then takes the
     topics' `irscore.prefs.TopicPrefs`) or judgment groups (`qrels_jg`: computed
@@ -91,6 +94,7 @@ class Family:
     pytrec_eval: bool = True
     expected: Callable[[expected.Tied, Context, Any], dict[str, np.ndarray]] | None = None
     judgments: str = "qrels"
+    by_name: bool = False
 
 
 def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
@@ -156,6 +160,14 @@ FAMILIES: dict[str, Family] = {
         Family("bpref", ap.bpref_, official=True),
         Family("recip_rank", precision.recip_rank, official=True, expected=expected.recip_rank),
         Family(
+            "recip_rank_cut",
+            precision.recip_rank_cut,
+            _cutoffs((10,)),
+            trec_eval=(),
+            pytrec_eval=(),
+            by_name=True,
+        ),
+        Family(
             "iprec_at_recall",
             interpolation.iprec_at_recall,
             Params("levels", interpolation.RECALL_LEVELS),
@@ -201,9 +213,21 @@ FAMILIES: dict[str, Family] = {
             pytrec_eval=(),
             expected=expected.ndcg_exp_cut,
         ),
+        Family(
+            "ndcg_cut_gains",
+            dcg.ndcg_cut_gains,
+            Params("cut_gains"),
+            trec_eval=(),
+            pytrec_eval=(),
+            by_name=True,
+        ),
         Family("map_cut", ap.map_cut, _cutoffs(), expected=expected.map_cut),
         Family("relative_P", precision.relative_precision, _cutoffs()),
         Family("success", precision.success, _cutoffs((1, 5, 10)), expected=expected.success),
+        *(
+            Family(name, kernel, _cutoffs((10,)), trec_eval=(), pytrec_eval=(), by_name=True)
+            for name, kernel in (("hits", precision.hits), ("F1", precision.f1_at))
+        ),
         Family("set_P", precision.set_precision),
         Family("set_relative_P", precision.set_relative_precision),
         Family("set_recall", precision.set_recall),
@@ -267,6 +291,7 @@ FAMILIES: dict[str, Family] = {
         Family("yaap", ap.yaap, trec_eval=(), pytrec_eval=()),
         Family("rbp", dcg.rbp, _P, trec_eval=(10,), pytrec_eval=()),
         Family("rbp_resid", dcg.rbp_residual, _P, trec_eval=(10,), pytrec_eval=()),
+        Family("rbp_bin", dcg.rbp_binary, _P, trec_eval=(), pytrec_eval=(), by_name=True),
         Family("unj", counts.unjudged, _cutoffs((5, 10, 20)), trec_eval=(10,), pytrec_eval=()),
         Family("err", dcg.err_at, _cutoffs((20,)), trec_eval=(), pytrec_eval=()),
         Family(
@@ -276,6 +301,14 @@ FAMILIES: dict[str, Family] = {
             trec_eval=(),
             pytrec_eval=(),
             expected=expected.judged,
+        ),
+        Family(
+            "judged_rate",
+            counts.judged_rate,
+            _cutoffs((10,)),
+            trec_eval=(),
+            pytrec_eval=(),
+            by_name=True,
         ),
     )
 }
@@ -321,9 +354,11 @@ NICKNAMES = {
     ),
     "qrels_jg": tuple(n for n in FAMILIES if n in JUDGMENTS["qrels_jg"]),
 }
-# the families a long table of a qrels can hold (runid and the texts are lines of the
-# text output only; the preference and judgment-group measures need their own files)
-ALL_FAMILIES = (IMPLEMENTED & JUDGMENTS["qrels"]) - {"runid"} - TEXT_FAMILIES
+# the families a long table of a qrels holds by default (runid and the texts are lines of
+# the text output only; the preference and judgment-group measures need their own files;
+# the peers' measures are computed when named)
+BY_NAME = frozenset(name for name, f in FAMILIES.items() if f.by_name)
+ALL_FAMILIES = (IMPLEMENTED & JUDGMENTS["qrels"]) - {"runid"} - TEXT_FAMILIES - BY_NAME
 # the trec_eval families irscore computes: the default set
 TREC_FAMILIES = frozenset(TREC_ORDER) & ALL_FAMILIES
 PARAMETRISED = {name: f.params for name, f in FAMILIES.items() if f.params is not None}
@@ -333,15 +368,32 @@ EXPECTED_FAMILIES = frozenset(name for name, f in FAMILIES.items() if f.expected
 
 
 @functools.cache
-def family_of(measure: str) -> Family:
-    """The family of a printed measure name (`P_10` -> P, `ndcg_exp_cut_5` -> ndcg_exp_cut):
-    the family of that name, else the longest family name followed by `_`."""
+def printed_family(measure: str) -> Family | None:
+    """The family of a name as irscore prints it (`P_10` -> P, `ndcg_exp_cut_5` ->
+    ndcg_exp_cut): the family of that name, else the longest family name followed by
+    `_`; None for no such family."""
     if measure in FAMILIES:
         return FAMILIES[measure]
     prefixes = [name for name in FAMILIES if measure.startswith(name + "_")]
-    if not prefixes:
+    return FAMILIES[max(prefixes, key=len)] if prefixes else None
+
+
+@functools.cache
+def family_of(measure: str) -> Family:
+    """The family of a printed measure name (`printed_family`), else the family computing
+    an ir_measures or ranx name (`nDCG@10` -> ndcg_cut); KeyError for neither."""
+    family = printed_family(measure)
+    if family is not None:
+        return family
+    from irscore.measures.peer_names import MeasureError, parse_peer_name
+
+    try:
+        peer = parse_peer_name(measure)
+    except MeasureError:
+        peer = None
+    if peer is None:
         raise KeyError(f"no measure family prints {measure!r}")
-    return FAMILIES[max(prefixes, key=len)]
+    return FAMILIES[peer.family]
 
 
 def is_integer(measure: str) -> bool:

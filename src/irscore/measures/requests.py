@@ -23,7 +23,7 @@ from irscore.measures.registry import (
     PARAMETRISED,
     TEXT_FAMILIES,
     TREC_FAMILIES,
-    family_of,
+    printed_family,
 )
 
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
@@ -195,10 +195,8 @@ def parse_names(names: Sequence[str]) -> tuple[MeasureSpec, list[str], dict[str,
             else:
                 requests.setdefault(name, [])
             continue
-        try:
-            family = family_of(name).name
-        except KeyError:
-            family = None
+        printed = printed_family(name)
+        family = None if printed is None else printed.name
         if family not in IMPLEMENTED:
             raise MeasureError(_unknown(name))
         cutoff = name[len(family) + 1 :]
@@ -237,6 +235,12 @@ def _parse_params(name: str, text: str) -> Any:
         return _parse_named(name, text, kind.names)
     if kind.kind == "gains":
         return _parse_gains(name, text)
+    if kind.kind == "cut_gains":
+        gains, at, cutoffs = text.rpartition("@")
+        if not at:
+            raise MeasureError(f"parameters of {name} are LEVEL=GAIN,...@CUTOFFS: {text!r}")
+        ks = ",".join(map(str, _parse_cutoffs(name, cutoffs)))
+        return f"{_parse_gains(name, gains)}@{ks}"
     values = _parse_floats(name, text)
     if kind.count is not None and len(values) != kind.count:
         raise MeasureError(f"{name} takes {kind.count} number(s), got {text!r}")
