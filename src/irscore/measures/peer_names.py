@@ -83,7 +83,9 @@ NAME_FAMILIES = (
         "pytrec_eval",
         _IRM,
     ),
-    NameFamily("nDCG(dcg=exp-log2)@k", "ndcg_exp_cut_k", "k", "ir_measures", "gdeval", _IRM_GDEVAL),
+    NameFamily(
+        "nDCG(dcg='exp-log2')@k", "ndcg_exp_cut_k", "k", "ir_measures", "gdeval", _IRM_GDEVAL
+    ),
     NameFamily("ERR@k", "err_k", "k", "ir_measures", "gdeval", _IRM_GDEVAL),
     NameFamily("Judged@k", "judged_rate_k", "k", "ir_measures", "judged", _IRM_SORTED),
     NameFamily(
@@ -141,7 +143,7 @@ def parse_peer_name(name: str) -> PeerName | None:
 
 def _irm_params(name: str, text: str) -> dict[str, Any]:
     """`rel=2,p=0.8,gains={0:0,1:1}` as a dict: whole numbers, decimals, a gain map,
-    True/False, or a word (dcg=exp-log2)."""
+    True/False, or a word, quoted as ir_measures writes it (dcg='exp-log2') or not."""
     params: dict[str, Any] = {}
     for item in re.findall(r"[^,{}]+=\{[^}]*\}|[^,]+", text):
         key, sep, value = (part.strip() for part in item.partition("="))
@@ -162,6 +164,8 @@ def _irm_value(name: str, key: str, value: str) -> Any:
             raise PeerNameError(f"{name!r}: {key} maps whole grades to whole gains") from None
     if value in ("True", "False"):
         return value == "True"
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]  # ir_measures quotes words: dcg='exp-log2
     for kind in (int, float):
         try:
             return kind(value)
@@ -393,12 +397,18 @@ def plan(
     trec, peers = [], []
     for name in names:
         try:
-            parse_requests([name]) if trec_eval_requests else parse_names([name])
+            if trec_eval_requests:
+                parse_requests([name], trec_eval, judgments)
+            elif parse_names([name])[2]:  # a name narrowing a family (`ndcg_burges`:
+                raise MeasureError("unknown measure")  # ndcg's?) is no trec_eval name yet
             trec.append(name)
         except MeasureError as err:
             peer = parse_peer_name(name)
-            if peer is None:
+            if peer is None and str(err) != "unknown measure":
                 raise _unknown(name, err) from None
+            if peer is None:  # narrowed: the long table says whether the family prints it
+                trec.append(name)
+                continue
             peers.append(peer)
     groups = []
     if trec or not peers:
