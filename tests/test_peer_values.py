@@ -112,7 +112,7 @@ def irscore_values(qrels: dict, run: dict, names: list[str]) -> dict[str, dict[s
     """{name: {topic: value}} with `all` for the mean."""
     table = irscore.evaluate(qrels, run, measures=names)
     out: dict[str, dict[str, float]] = {}
-    for measure, topic, value in zip(table["measure"], table["topic"], table["value"]):
+    for measure, topic, value in zip(table["measure"], table["topic"], table["value"], strict=True):
         out.setdefault(str(measure), {})[str(topic)] = float(value)
     return out
 
