@@ -68,6 +68,7 @@ def test_every_name_of_the_names_page_is_accepted_with_its_peer():
             assert len(groups) == 1 and groups[0].renames, name
             parsed = parse_peer_name(name)
             assert peer.startswith(parsed.peer), name
+            assert any(m.startswith(parsed.family) for m in _names(measure)), name
 
 
 @pytest.mark.parametrize("name", ["map", "ndcg", "recall", "bpref", "Rprec"])
