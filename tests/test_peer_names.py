@@ -185,3 +185,33 @@ def test_measures_lists_every_name_family(capsys):
     assert main(["measures"]) == 0
     out = capsys.readouterr().out
     assert "RR@k" in out and "hit_rate@k" in out and "ndcg_cut" in out
+
+
+def test_config_names_are_scored_beside_the_families(tmp_path):
+    from irscore.crosscheck import evaluate_and_crosscheck_files
+    from irscore.evaluate import read_long_table
+
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 2\n1 0 b 1\n2 0 x 1\n")
+    run.write_text("1 Q0 z 1 5 t\n1 Q0 a 2 4 t\n1 Q0 b 3 3 t\n")
+    out, check = tmp_path / "eval.tsv", tmp_path / "check.tsv"
+    config = {"families": ["map"], "names": ["AP", "RR@1"]}
+    conventions = {"reference": {}, "judged_only": {"unjudged": "removed"}}
+    evaluate_and_crosscheck_files(
+        str(qrels), str(run), str(out), str(check), "t", conventions, config
+    )
+    table = read_long_table(str(out), means_only=True)
+    means = {
+        (c, m): v
+        for c, m, v in zip(table["convention"], table["measure"], table["value"], strict=True)
+    }
+    # map over topic 1: (1/2 + 2/3) / 2; AP over topics 1 and 2 (-c): half of that.
+    # Under -J, z leaves the ranking: AP(1) = (1/1 + 2/2) / 2 = 1, RR@1 = 1, over 2 topics
+    assert means["reference", "map"] == pytest.approx(7 / 12)
+    assert means["reference", "AP"] == pytest.approx(7 / 24)
+    assert means["reference", "RR@1"] == 0.0
+    assert means["judged_only", "AP"] == 0.5 and means["judged_only", "RR@1"] == 0.5
+    with pytest.raises(MeasureError, match="trec_eval's go under"):
+        from irscore.measures.peer_names import config_groups
+
+        config_groups({"names": ["map"]})

@@ -15,6 +15,7 @@ from irscore.data import (
 )
 from irscore.ideal import TAG as IDEAL
 from irscore.measures import spec_from_config
+from irscore.measures.peer_names import config_groups
 from irscore.retrieve import DEFAULT_ANALYZER, RetrieverSpec
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -33,6 +34,7 @@ for _name, _spec in config["retrievers"].items():
         )
 conventions_from_config(config["conventions"])
 spec_from_config(config["measures"])
+config_groups(config["measures"])
 if config["conventions"].get("reference", "missing") not in ({}, None):
     raise ValueError(
         "config: conventions must include `reference: {}` (trec_eval's convention)"

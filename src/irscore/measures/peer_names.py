@@ -439,6 +439,21 @@ def peer_examples() -> list[str]:
     return heads + [f"{head}@{k}" for head in heads for k in (5, 10, 20, 100)]
 
 
+def config_groups(config: dict[str, Any]) -> list[Group]:
+    """The groups of the config's `measures: names:` (ir_measures and ranx names, scored
+    beside the families under each convention, each under its peer's); a trec_eval name
+    there is an error, as its place is `families:` and the cut-offs."""
+    names = list(config.get("names") or [])
+    groups = plan(names) if names else []
+    trec = [g for g in groups if g.renames is None]
+    if trec:
+        raise MeasureError(
+            "measures: names: lists ir_measures and ranx names; trec_eval's go under "
+            "families: and their cut-offs"
+        )
+    return groups
+
+
 def _peer_groups(peers: Sequence[PeerName]) -> list[Group]:
     """Peer names grouped by their convention; a family asked for with two parameter texts
     that do not merge (two gain maps, two values of p) opens another group."""

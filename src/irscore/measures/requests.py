@@ -91,8 +91,11 @@ class MeasureSpec:
 
 def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
     """A MeasureSpec from config: `families` (default: all irscore computes), cut-offs
-    and parameters (`Rprec_mult: [0.5, 1.0]`, `utility: [1, -1, 0, 0]`, `set_F: 0.5`)."""
+    and parameters (`Rprec_mult: [0.5, 1.0]`, `utility: [1, -1, 0, 0]`, `set_F: 0.5`).
+    `names` (ir_measures and ranx names, scored beside: `peer_names.config_groups`) is
+    checked there, not part of this spec."""
     config = dict(config)
+    config.pop("names", None)
     families = frozenset(config.pop("families", ALL_FAMILIES))
     text = sorted((families | set(config)) & TEXT_FAMILIES)
     if text:
