@@ -139,12 +139,20 @@ def test_ir_measures_names_equal_ir_measures(seed):
 
 @pytest.fixture(scope="module")
 def ranx():
-    """ranx, imported once; with numba's JIT off unless numba is already loaded."""
+    """ranx, imported once; with numba's JIT off unless numba is already loaded (numba
+    reads the setting when it is imported; the environment is restored after)."""
+    before = os.environ.get("NUMBA_DISABLE_JIT")
     if "numba" not in sys.modules:
-        os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import ranx
+        os.environ["NUMBA_DISABLE_JIT"] = "1"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import ranx
+    finally:
+        if before is None:
+            os.environ.pop("NUMBA_DISABLE_JIT", None)
+        else:
+            os.environ["NUMBA_DISABLE_JIT"] = before
     return ranx
 
 
