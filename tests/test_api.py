@@ -86,7 +86,7 @@ def test_measure_names_printed_and_requested():
     ("name", "close"),
     [
         ("ndcg10", "ndcg_cut_10"),
-        ("ndcg10", "in ir_measures / ranx syntax: ndcg@10"),
+        ("nDCG10@", "in ir_measures / ranx syntax: nDCG@10"),
         ("P@1O", "P@10"),
         ("mapp", "map"),
         ("iprec_at_recall_0.55", ""),

@@ -435,8 +435,8 @@ CASES = [
     Case(
         "measure with parameters quoted whole",
         {},
-        ("evaluate", "-m", "RBP(p=0.8)", "{q}", "{r}"),
-        stderr=(r"irscore: error: unknown measure 'RBP\(p=0\.8\)'",),
+        ("evaluate", "-m", "RBQ(p=0.8)", "{q}", "{r}"),
+        stderr=(r"irscore: error: unknown measure 'RBQ\(p=0\.8\)'",),
         api=False,
     ),
     Case(

@@ -334,7 +334,7 @@ _IRM_READERS = {
 }
 
 
-def _ranx(family: str, cut_family: str | None, binary: bool = True):
+def _ranx(family: str | None, cut_family: str | None, binary: bool = True):
     """A reader of a ranx metric: `name`, `name@k`, and `-lN` for the binary ones."""
 
     def read(name: str, k: int | None, rel: int) -> PeerName:
@@ -360,10 +360,9 @@ _RANX_READERS = {
     "precision": _ranx("set_P", "P"),
     "recall": _ranx("set_recall", "recall"),
     "hit_rate": _ranx(None, "success"),
-    "hits": _ranx("num_rel_ret", "hits"),
+    "hits": _ranx(None, "hits"),  # `hits` alone is irscore's family (trec_eval's syntax)
     "f1": _ranx("set_F", "F1"),
     "r-precision": _ranx("Rprec", None),
-    "bpref": _ranx("bpref", None),
 }
 
 
@@ -397,18 +396,19 @@ def plan(
     trec, peers = [], []
     for name in names:
         try:
-            if trec_eval_requests:
-                parse_requests([name], trec_eval, judgments)
-            elif parse_names([name])[2]:  # a name narrowing a family (`ndcg_burges`:
-                raise MeasureError("unknown measure")  # ndcg's?) is no trec_eval name yet
-            trec.append(name)
+            narrows = _trec_eval_name(name, trec_eval_requests, trec_eval, judgments)
         except MeasureError as err:
+            if not str(err).startswith("unknown measure"):
+                raise  # trec_eval's name with bad parameters, or for other judgments
             peer = parse_peer_name(name)
-            if peer is None and str(err) != "unknown measure":
+            if peer is None:
                 raise _unknown(name, err) from None
-            if peer is None:  # narrowed: the long table says whether the family prints it
-                trec.append(name)
-                continue
+            peers.append(peer)
+            continue
+        peer = parse_peer_name(name) if narrows else None
+        if peer is None:
+            trec.append(name)
+        else:
             peers.append(peer)
     groups = []
     if trec or not peers:
@@ -421,16 +421,29 @@ def plan(
     return groups + _peer_groups(peers)
 
 
+def _trec_eval_name(name: str, requests: bool, trec_eval: int, judgments: str) -> bool:
+    """Read `name` as trec_eval's (MeasureError if it is not); True when it only narrows a
+    family to a name the family may not print (`ndcg_burges`, read as ndcg's), which a
+    peer's reading then takes before."""
+    if requests:
+        parse_requests([name], trec_eval, judgments)
+        return False
+    return bool(parse_names([name])[2])
+
+
 def _unknown(name: str, err: MeasureError) -> MeasureError:
-    """The error for a name of no syntax: trec_eval's (its close names, or its message for
-    one of its families with a bad parameter), then the close names in the peers' syntax."""
+    """The error for a name of no syntax: trec_eval's (its close names), then, for a name
+    in a peer's shape (`@`, `(`) or with no close trec_eval name, the peers' close names."""
     import difflib
 
-    if not str(err).startswith("unknown measure"):
-        return err
+    peer_shaped = "@" in name or "(" in name or "close names" not in str(err)
     close = difflib.get_close_matches(name, peer_examples(), n=3, cutoff=0.6)
-    hint = f"; in ir_measures / ranx syntax: {', '.join(close)}" if close else ""
-    return MeasureError(f"{err}{hint} (irscore measures lists every name)")
+    if not peer_shaped or not close:
+        return err
+    return MeasureError(
+        f"{err}; in ir_measures / ranx syntax: {', '.join(close)} "
+        "(irscore measures lists every name)"
+    )
 
 
 def peer_examples() -> list[str]:
