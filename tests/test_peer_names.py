@@ -215,3 +215,20 @@ def test_config_names_are_scored_beside_the_families(tmp_path):
         from irscore.measures.peer_names import config_groups
 
         config_groups({"names": ["map"]})
+
+
+def test_audit_takes_peer_names_beside_the_headline_measures():
+    qrels = {"1": {"a": 1}, "2": {"b": 1}}
+    runs = {"x": {"1": {"a": 1.0}}, "y": {"1": {"z": 1.0, "a": 0.5}}}
+    result = irscore.audit(qrels, runs, B=100, measures=["RR@1", "P_7"])
+    table = result.conventions
+    rr = table[(table["measure"] == "RR@1") & (table["run"] == "x")]
+    # x: RR@1 = 1 on topic 1; topic 2 (no results) is averaged as ir_measures does: 1/2,
+    # under every convention (-c changes nothing: RR@1 already averages every qrels topic)
+    by = dict(zip(rr["convention"], rr["mean"], strict=True))
+    assert by["all_qrels"] == 0.5 and rr["reference"].iloc[0] == 0.5
+    # trec_eval's map leaves topic 2 out, and -c puts it back in
+    ap = table[(table["measure"] == "map") & (table["run"] == "x")]
+    assert ap["reference"].iloc[0] == 1.0
+    assert dict(zip(ap["convention"], ap["mean"], strict=True))["all_qrels"] == 0.5
+    assert set(table[table["measure"] == "P_7"]["run"]) == {"x", "y"}

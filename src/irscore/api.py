@@ -157,6 +157,7 @@ def audit(
     seed: int = 0,
     alpha: float = 0.05,
     tests: str | Sequence[str] = "t",
+    measures: str | Sequence[str] = (),
 ) -> AuditResult:
     """What every convention does to your runs: `irscore audit` from Python.
 
@@ -165,7 +166,9 @@ def audit(
     convention audit, tie-break table, 11-point curves, paired tests (`tests`:
     a name, a list or `all`; B and seed for the resampling ones) and
     plots under `out` (default: a temporary folder, removed afterwards: the
-    summary's last line then says so). Returns the summary the command prints
+    summary's last line then says so); `measures` are audited beside the headline
+    ones (trec_eval's printed names, or ir_measures' and ranx's under each
+    convention with the decisions their peer fixes). Returns the summary the command prints
     (`.summary`), the convention audit table (`.conventions`), the tie-break
     table (`.ties`) and the flipped conclusions (`.flips`).
 
@@ -191,10 +194,11 @@ def audit(
         runs = _runs_named_by_tag(_runs({f"run{i + 1}": run for i, run in enumerate(runs)}))
     named = _runs(runs)
     qrels_table = _qrels(qrels)
+    extra = [measures] if isinstance(measures, str) else list(measures)
     if out is not None:
-        return audit_runs(qrels_table, named, out, grid, B, seed, alpha, chosen)
+        return audit_runs(qrels_table, named, out, grid, B, seed, alpha, chosen, extra)
     with tempfile.TemporaryDirectory(prefix="irscore-audit-") as folder:
-        result = audit_runs(qrels_table, named, folder, grid, B, seed, alpha, chosen)
+        result = audit_runs(qrels_table, named, folder, grid, B, seed, alpha, chosen, extra)
     kept = f"written under {folder}/\n"
     summary = result.summary.removesuffix(kept) + "files not kept: out=FOLDER writes them there\n"
     return dataclasses.replace(result, summary=summary)
