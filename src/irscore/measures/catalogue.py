@@ -36,7 +36,7 @@ def _parameters(family: Family) -> str:
 def _provenance(family: Family) -> str:
     if family.trec_eval:
         return "trec_eval " + "/".join(map(str, family.trec_eval))
-    return "irscore"
+    return f"irscore (as {family.peer})" if family.peer else "irscore"
 
 
 def rows() -> list[dict[str, Any]]:

@@ -74,7 +74,8 @@ class Family:
     of str), computed only when `compute` is asked for them.
     `trec_eval`: the major versions of trec_eval computing it in its all_trec.
     `by_name`: computed only when asked for by name (the measures of the peers' names,
-    `irscore.measures.peer_names`), not among the families a config computes by default.
+    `irscore.measures.peer_names`), not among the families a config computes by default;
+    `peer`: the peer's measure it reproduces (for `irscore measures`).
     `judgments`: what the measure is computed from: a qrels (`qrels`), trec_eval's
     preferences (`prefs`: -R prefs or -R qrels_prefs; `compute` then takes the
     topics' `irscore.prefs.TopicPrefs`) or judgment groups (`qrels_jg`: computed
@@ -95,6 +96,7 @@ class Family:
     expected: Callable[[expected.Tied, Context, Any], dict[str, np.ndarray]] | None = None
     judgments: str = "qrels"
     by_name: bool = False
+    peer: str = ""
 
 
 def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
@@ -166,6 +168,7 @@ FAMILIES: dict[str, Family] = {
             trec_eval=(),
             pytrec_eval=(),
             by_name=True,
+            peer="ir_measures RR@k, ranx mrr@k",
         ),
         Family(
             "iprec_at_recall",
@@ -220,13 +223,19 @@ FAMILIES: dict[str, Family] = {
             trec_eval=(),
             pytrec_eval=(),
             by_name=True,
+            peer="ir_measures nDCG(gains={...})@k",
         ),
         Family("map_cut", ap.map_cut, _cutoffs(), expected=expected.map_cut),
         Family("relative_P", precision.relative_precision, _cutoffs()),
         Family("success", precision.success, _cutoffs((1, 5, 10)), expected=expected.success),
         *(
-            Family(name, kernel, _cutoffs((10,)), trec_eval=(), pytrec_eval=(), by_name=True)
-            for name, kernel in (("hits", precision.hits), ("F1", precision.f1_at))
+            Family(
+                name, kernel, _cutoffs((10,)), trec_eval=(), pytrec_eval=(), by_name=True, peer=peer
+            )
+            for name, kernel, peer in (
+                ("hits", precision.hits, "ranx hits@k"),
+                ("F1", precision.f1_at, "ranx f1@k"),
+            )
         ),
         Family("set_P", precision.set_precision),
         Family("set_relative_P", precision.set_relative_precision),
@@ -291,7 +300,15 @@ FAMILIES: dict[str, Family] = {
         Family("yaap", ap.yaap, trec_eval=(), pytrec_eval=()),
         Family("rbp", dcg.rbp, _P, trec_eval=(10,), pytrec_eval=()),
         Family("rbp_resid", dcg.rbp_residual, _P, trec_eval=(10,), pytrec_eval=()),
-        Family("rbp_bin", dcg.rbp_binary, _P, trec_eval=(), pytrec_eval=(), by_name=True),
+        Family(
+            "rbp_bin",
+            dcg.rbp_binary,
+            _P,
+            trec_eval=(),
+            pytrec_eval=(),
+            by_name=True,
+            peer="ir_measures RBP(rel=r)",
+        ),
         Family("unj", counts.unjudged, _cutoffs((5, 10, 20)), trec_eval=(10,), pytrec_eval=()),
         Family("err", dcg.err_at, _cutoffs((20,)), trec_eval=(), pytrec_eval=()),
         Family(
@@ -309,6 +326,7 @@ FAMILIES: dict[str, Family] = {
             trec_eval=(),
             pytrec_eval=(),
             by_name=True,
+            peer="ir_measures Judged@k",
         ),
     )
 }
