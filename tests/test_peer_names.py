@@ -9,7 +9,8 @@ import pytest
 import irscore
 from irscore.cli import main
 from irscore.measures import MeasureError
-from irscore.measures.peer_names import parse_peer_name, plan
+from irscore.measures.groups import plan
+from irscore.measures.peer_names import parse_peer_name
 
 # One topic, worked out by hand below: grades a 2, b 1, c 0, d -1 (unjudged for trec_eval,
 # but it has a qrels line); the run ranks z (no judgment) a c d b.
@@ -212,7 +213,7 @@ def test_config_names_are_scored_beside_the_families(tmp_path):
     assert means["reference", "RR@1"] == 0.0
     assert means["judged_only", "AP"] == 0.5 and means["judged_only", "RR@1"] == 0.5
     with pytest.raises(MeasureError, match="trec_eval's go under"):
-        from irscore.measures.peer_names import config_groups
+        from irscore.measures.groups import config_groups
 
         config_groups({"names": ["map"]})
 

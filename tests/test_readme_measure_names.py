@@ -9,7 +9,8 @@ import re
 import pytest
 from doc_pages import page
 
-from irscore.measures.peer_names import parse_peer_name, plan
+from irscore.measures.groups import plan
+from irscore.measures.peer_names import parse_peer_name
 
 README_TABLE = page("README.md").split("<!-- names:start -->")[1].split("<!-- names:end -->")[0]
 NAMES_PAGE = page("measure-names.md")

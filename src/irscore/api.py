@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from irscore.inputs import QrelsInput, RunInput
-    from irscore.measures.peer_names import Group
+    from irscore.measures.groups import Group
     from irscore.report.own_runs import AuditResult
     from irscore.trec import Records
 
@@ -257,13 +257,13 @@ def _one_convention(item: ConventionInput) -> Convention:
 
 def measure_groups(measures: str | Sequence[str] | None) -> list[Group]:
     """The measures as groups scored under one convention each (`irscore.measures.
-    peer_names.plan`): trec_eval names, then ir_measures and ranx names by the convention
+    groups.plan`): trec_eval names, then ir_measures and ranx names by the convention
     their peer follows; the text measures (relstring) left out with a warning.
 
     >>> [sorted(g.spec.families) for g in measure_groups(["P_5", "ndcg_cut.10", "RR@10"])]
     [['P', 'ndcg_cut'], ['recip_rank_cut']]
     """
-    from irscore.measures.peer_names import plan
+    from irscore.measures.groups import plan
     from irscore.measures.registry import TEXT_FAMILIES
 
     names = [measures] if isinstance(measures, str) else list(measures or ["official"])
@@ -284,7 +284,7 @@ def measure_groups(measures: str | Sequence[str] | None) -> list[Group]:
 
 def _changed(grid: Sequence[Convention], group: Group) -> list[Convention]:
     """The conventions under a group's changes (each keeps its name)."""
-    from irscore.measures.peer_names import changed
+    from irscore.measures.groups import changed
 
     return [changed(c, group.changes) for c in grid]
 
@@ -292,7 +292,7 @@ def _changed(grid: Sequence[Convention], group: Group) -> list[Convention]:
 def _renamed(table: pd.DataFrame, group: Group) -> pd.DataFrame:
     """A group's long table with its measures as they were named (trec_eval names
     narrowed to those asked for, peer names as given)."""
-    from irscore.measures.peer_names import rename_table
+    from irscore.measures.groups import rename_table
 
     attrs = dict(table.attrs)
     out = rename_table(_narrow(table, group.narrowed), group.renames)
@@ -308,7 +308,7 @@ def _warn_not_computed(families: Sequence[str], convention: str = " this convent
 
 def _narrow(table: pd.DataFrame, narrowed: Mapping[str, set[str]]) -> pd.DataFrame:
     """Drop the measures of narrowed families that were not asked for by name."""
-    from irscore.measures.peer_names import narrowed as narrow
+    from irscore.measures.groups import narrowed as narrow
 
     return narrow(table, narrowed)
 

@@ -12,7 +12,7 @@ from irscore.audit import paired_comparisons
 from irscore.conventions import Convention
 from irscore.evaluate import Notes, concat_long, evaluate_one, long_table, prepare
 from irscore.measures import MeasureSpec, family_of
-from irscore.measures.peer_names import Group, changed, narrowed, rename_table
+from irscore.measures.groups import Group, changed, narrowed, rename_table
 from irscore.naming import few
 
 DEFAULT_MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank"]

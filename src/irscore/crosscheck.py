@@ -17,7 +17,7 @@ from irscore import trec
 from irscore.conventions import Convention, conventions_from_config
 from irscore.evaluate import concat_long, evaluate, write_long_table
 from irscore.measures import MIN_GEO_MEAN, MeasureSpec, spec_from_config
-from irscore.measures.peer_names import changed, config_groups, rename_table
+from irscore.measures.groups import changed, config_groups, rename_table
 from irscore.measures.registry import FAMILIES, PARAMETRISED, PYTREC_EVAL_FAMILIES, family_of
 
 TOLERANCE = 1e-9

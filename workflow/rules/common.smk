@@ -15,7 +15,7 @@ from irscore.data import (
 )
 from irscore.ideal import TAG as IDEAL
 from irscore.measures import spec_from_config
-from irscore.measures.peer_names import config_groups
+from irscore.measures.groups import config_groups
 from irscore.retrieve import DEFAULT_ANALYZER, RetrieverSpec
 
 validate(config, schema="../schemas/config.schema.yaml")

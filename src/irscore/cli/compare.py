@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> str:
 
     from irscore import systems_table, trec
     from irscore.comparison import DEFAULT_MEASURES, paired, score_groups
-    from irscore.measures.peer_names import plan
+    from irscore.measures.groups import plan
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     from irscore.cli import workers
     from irscore.errors import display_name
     from irscore.input_checks import overlap
-    from irscore.measures.peer_names import changed, rename
+    from irscore.measures.groups import changed, rename
 
     if args.v:
         print(TREC_EVAL_VERSION[trec_eval_version(args)], file=sys.stderr)
@@ -156,9 +156,9 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
 
 
 def _groups(args: argparse.Namespace, kind: str) -> list:
-    """The -m requests as groups of measures (`peer_names.plan`): trec_eval's first, then
+    """The -m requests as groups of measures (`groups.plan`): trec_eval's first, then
     ir_measures and ranx names, which only a qrels computes."""
-    from irscore.measures.peer_names import plan
+    from irscore.measures.groups import plan
 
     groups = plan(args.m or [], True, trec_eval_version(args), kind)
     if kind != "qrels" and (len(groups) > 1 or groups[0].renames is not None):

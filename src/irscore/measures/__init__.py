@@ -1,7 +1,8 @@
 """Per-topic retrieval measures: one declaration per family (`registry`), the kernels by
 kind (`counts`, `precision`, `ap`, `dcg`, `interpolation`, the tie-aware `expected`
 forms), the parsing of measure requests (`requests`) and of ir_measures / ranx names
-(`peer_names`). The package is callable: `irscore.measures()` is the table of every
+(`peer_names`), and the groups of measures a call scores under one convention each
+(`groups`). The package is callable: `irscore.measures()` is the table of every
 name irscore accepts (`catalogue`).
 
 The arithmetic follows trec_eval 9.0.x (m_*.c), including its order of

@@ -23,13 +23,8 @@ from irscore.audit import conclusion_flips
 from irscore.conventions import DEFAULT_GRID, Convention, conventions_from_config
 from irscore.evaluate import concat_long, evaluate, prepare, rank, write_long_table
 from irscore.measures import spec_from_config
-from irscore.measures.peer_names import (
-    changed,
-    narrowed,
-    parse_peer_name,
-    plan,
-    rename_table,
-)
+from irscore.measures.groups import changed, narrowed, plan, rename_table
+from irscore.measures.peer_names import parse_peer_name
 from irscore.naming import few
 from irscore.report import layout
 from irscore.report.pipeline import write_run_figures, write_run_tables
