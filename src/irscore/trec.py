@@ -104,6 +104,8 @@ class Records:
     def describe(self) -> str:
         """What was read, for --verbose."""
         packed = f", {self.compression}-compressed" if self.compression else ""
+        if "subtopic" in self.table.column_names:
+            packed += ", second column read as subtopics (topic subtopic docno grade)"
         return f"{self.source}: {self.layout.describe()}{packed}, {self.table.num_rows} records"
 
     def frame(self) -> pd.DataFrame:
@@ -398,9 +400,12 @@ class _Parser:
                     for i, column in enumerate(layout.columns)
                 }
             )
+        subtopic = None
         if self.role == "qrels":
-            _check_unique_judgments(raw, layout, skipped, self.name)
+            subtopic = _check_unique_judgments(raw, layout, skipped, self.name)
         table = _canonical(raw, layout, self.role, self.name)
+        if subtopic is not None:
+            table = table.append_column("subtopic", subtopic)
         unread = self.unread_rank[0] if self.unread_rank else None
         return Records(
             table, self.name, layout, skipped, compression, bom=self.bom, unread_rank=unread
@@ -736,29 +741,51 @@ def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
     return numpy_view(array.indices), array.dictionary.to_pylist()
 
 
-def _check_unique_judgments(raw: pa.Table, layout: Layout, skipped: np.ndarray, name: str) -> None:
-    """A docno judged twice for one topic is an error naming the second judgment's line."""
+def _check_unique_judgments(
+    raw: pa.Table, layout: Layout, skipped: np.ndarray, name: str
+) -> pa.Array | None:
+    """A TREC qrels's second column, dictionary-encoded, when it takes more than one value:
+    the subtopic of each judgment to the diversity measures, as ndeval reads a subtopic
+    qrels (`topic subtopic docno grade`); None when it is one value (TREC's iteration).
+    A docno judged twice for one topic (in one subtopic, when there are several) is an
+    error naming the second judgment's line."""
+    subtopic = None
+    if layout.name == "trec" and raw.num_rows:
+        second = pc.dictionary_encode(one_array(raw[_field(layout, 1)]))
+        subtopic = second if len(second.dictionary) > 1 else None
     if raw.num_rows < 2:
-        return
+        return subtopic
     topic = numpy_view(raw["topic"].chunk(0).indices).astype(np.int64)
     doc = numpy_view(raw["docno"].chunk(0).indices).astype(np.int64)
     key = topic * max(len(raw["docno"].chunk(0).dictionary), 1) + doc
-    order = np.argsort(key, kind="stable")
-    repeat = key[order][1:] == key[order][:-1]
-    if not repeat.any():
-        return
-    row = int(order[1:][repeat].min())
-    first = int(order[np.flatnonzero(key[order] == key[row])[0]])
+    if subtopic is not None:
+        codes = numpy_view(subtopic.indices).astype(np.int64)
+        key = key * len(subtopic.dictionary) + codes
+    repeat = _first_repeat(key)
+    if repeat is None:
+        return subtopic
+    row, first = repeat
     fields = [str(raw[_field(layout, i)][row]) for i in range(len(layout.columns))]
     line = (layout.delimiter or " ").join(fields)
     topic_name, docno = fields[layout.columns.index("topic")], fields[layout.columns.index("docno")]
+    within = f" subtopic {fields[1]}" if subtopic is not None else ""
     raise TrecFormatError(
         name,
         line_of(skipped, row),
-        f"document {docno} is judged twice for topic {topic_name} "
+        f"document {docno} is judged twice for topic {topic_name}{within} "
         f"(first on line {line_of(skipped, first)})",
         line,
     )
+
+
+def _first_repeat(key: np.ndarray) -> tuple[int, int] | None:
+    """(the first row whose key an earlier row has, that earlier row), or None."""
+    order = np.argsort(key, kind="stable")
+    repeat = key[order][1:] == key[order][:-1]
+    if not repeat.any():
+        return None
+    row = int(order[1:][repeat].min())
+    return row, int(order[np.flatnonzero(key[order] == key[row])[0]])
 
 
 def _canonical(raw: pa.Table, layout: Layout, role: str, name: str) -> pa.Table:

@@ -1,0 +1,89 @@
+"""Judgments per subtopic, as the diversity measures read them.
+
+A subtopic qrels (ndeval's, the TREC Web track's: `topic subtopic docno grade`) judges
+a document once for each subtopic (intent) of its topic; the readers recognise one by
+its content (a document judged again under another second column, `trec.py`) and keep
+the second column as `subtopic`. The ordinary measures read each document's highest
+grade (`collapsed`), as ndeval's MAP reads a document relevant to any subtopic as
+relevant; an ordinary qrels is one subtopic per topic to the diversity measures.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from irscore.measures.diversity import Coverage
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from irscore.trec import Records
+
+UNJUDGED = np.iinfo(np.int64).min  # a (document, subtopic) without a judgment
+
+
+def has_subtopics(qrels) -> bool:
+    """True for a qrels (DataFrame or the readers' Records) holding a subtopic column."""
+    names = qrels.table.column_names if hasattr(qrels, "table") else qrels.columns
+    return "subtopic" in names
+
+
+def collapsed(frame: pd.DataFrame) -> pd.DataFrame:
+    """A subtopic qrels as an ordinary one: each (topic, docno) once, with its highest grade."""
+    out = frame.groupby(["topic", "docno"], observed=True, sort=True)["grade"].max().reset_index()
+    out.attrs.update(frame.attrs)
+    return out
+
+
+class Subtopics:
+    """The judgments of a qrels (a DataFrame or the readers' Records) per topic: its judged
+    docnos in byte order and their grade for each subtopic (`UNJUDGED` where a document
+    has none); read on first use, as only the diversity measures need it."""
+
+    def __init__(self, qrels: pd.DataFrame | Records):
+        self.qrels = qrels
+
+    @cached_property
+    def _topics(self) -> dict[str, tuple[dict[str, int], np.ndarray]]:
+        import pandas as pd
+
+        frame = self.qrels.frame() if hasattr(self.qrels, "table") else self.qrels
+        sub = frame["subtopic"] if "subtopic" in frame.columns else pd.Series("", index=frame.index)
+        table = pd.DataFrame(
+            {
+                "topic": frame["topic"].astype(str).to_numpy(dtype=object),
+                "subtopic": sub.astype(str).to_numpy(dtype=object),
+                "docno": frame["docno"].astype(str).to_numpy(dtype=object),
+                "grade": frame["grade"].to_numpy(dtype=np.int64),
+            }
+        )
+        out = {}
+        for topic, rows in table.groupby("topic", sort=False):
+            docnos = sorted(set(rows["docno"]), key=lambda d: d.encode())
+            subtopics = sorted(set(rows["subtopic"]), key=lambda s: s.encode())
+            index = {d: i for i, d in enumerate(docnos)}
+            column = {s: i for i, s in enumerate(subtopics)}
+            grades = np.full((len(docnos), len(subtopics)), UNJUDGED, dtype=np.int64)
+            grades[rows["docno"].map(index), rows["subtopic"].map(column)] = rows["grade"]
+            out[topic] = (index, grades)
+        return out
+
+    def coverage(self, topics: list[str], ranked: list[np.ndarray], rel_level: int) -> Coverage:
+        """The Coverage of the ranked docnos of each topic (a topic the qrels lack covers
+        nothing): relevance is grade >= `rel_level`, over the subtopics with a relevant
+        document."""
+        covers, judged = [], []
+        for topic, docnos in zip(topics, ranked, strict=True):
+            index, grades = self._topics.get(topic, ({}, np.zeros((0, 0), np.int64)))
+            relevant = grades >= rel_level
+            relevant = relevant[:, relevant.any(axis=0)]
+            rows = np.array([index.get(d, -1) for d in docnos.tolist()], dtype=np.int64)
+            run = np.zeros((len(rows), relevant.shape[1]), dtype=bool)
+            found = rows >= 0
+            run[found] = relevant[rows[found]]
+            covers.append(run)
+            judged.append(relevant)
+        return Coverage(np.asarray(topics, dtype=object), covers, judged)
