@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from irscore.inputs import QrelsInput, RunInput
     from irscore.measures import MeasureSpec
     from irscore.report.own_runs import AuditResult
+    from irscore.systems_table import SystemsTable
     from irscore.trec import Records
 
     ConventionInput = str | Convention | Mapping[str, Any]
@@ -92,8 +93,8 @@ def evaluate(
 
 def compare(
     qrels: QrelsInput,
-    run_a: RunInput,
-    run_b: RunInput,
+    run_a: RunInput | Mapping[str, RunInput] | Sequence[RunInput],
+    run_b: RunInput | None = None,
     measure: str | Sequence[str] | None = None,
     tests: str | Sequence[str] = "all",
     convention: ConventionInput = "reference",
@@ -101,7 +102,9 @@ def compare(
     seed: int = 0,
     alpha: float = 0.05,
     correction: str = "holm",
-) -> pd.DataFrame:
+    baseline: str | None = None,
+    all_pairs: bool = False,
+) -> pd.DataFrame | SystemsTable:
     """Paired tests of run B against run A, topic by topic: the table `irscore compare` prints.
 
     One row per measure and test (default measures: map, P_10, ndcg_cut_10,
@@ -112,6 +115,14 @@ def compare(
     bootstrap; `B` resamples (default 100000 / 10000). The input checks (topics
     one run lacks, topics without judgments) are in `table.attrs["checks"]`,
     which p-values the correction spanned in `table.attrs["correction"]`.
+
+    Given many runs instead (a mapping name -> run, or a list, named by their
+    tags), the systems table `irscore compare` prints for them: a
+    `systems_table.SystemsTable` (`.means`, `.marks`, `.tests`, `.footnote`,
+    `.checks`; `.markdown()` is the text printed) of each run against
+    `baseline` (a name; default the first run), or of every pair with
+    `all_pairs`, under one test (`"all"`: the t-test; `"tukey"`: Tukey's HSD
+    over all the runs, which adjusts its own p-values).
 
     >>> import irscore
     >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
@@ -131,6 +142,23 @@ def compare(
     grid = conventions(convention)
     if len(grid) != 1:
         raise ConventionError("compare takes one convention")
+    if run_b is None:
+        return _systems(
+            qrels,
+            run_a,
+            spec,
+            narrowed,
+            grid[0],
+            tests,
+            B,
+            seed,
+            alpha,
+            correction,
+            baseline,
+            all_pairs,
+        )
+    if baseline is not None or all_pairs:
+        raise ValueError("baseline and all_pairs are for many runs: compare(qrels, runs, ...)")
     chosen = _tests(tests)
     runs = _runs_named_by_tag(_runs({"A": run_a, "B": run_b}))
     result, scored = comparison.compare_runs(
@@ -154,6 +182,54 @@ def compare(
     result.attrs["checks"] = scored.checks
     result.attrs["correction"] = correction_scope(correction, result)
     return result
+
+
+def _systems(
+    qrels, runs, spec, narrowed, convention, tests, B, seed, alpha, correction, baseline, all_pairs
+) -> SystemsTable:
+    """`compare` of many runs: the systems table of `irscore compare`, from its functions."""
+    from dataclasses import replace
+
+    from irscore import systems_table, tukey
+    from irscore.comparison import score_runs
+
+    named_runs = _named_runs(runs)
+    if not named_runs and (isinstance(runs, Mapping | str) or not isinstance(runs, Sequence)):
+        raise ValueError("compare(qrels, runs): runs is a mapping name -> run or a list of runs")
+    if named_runs:
+        named = _runs(runs)
+    else:  # named by their tags, as the command line names them
+        named = _runs_named_by_tag(_runs({f"run{i + 1}": run for i, run in enumerate(runs)}))
+    if len(named) < 2:
+        raise ValueError("compare needs at least two runs")
+    if baseline is not None and all_pairs:
+        raise ValueError("baseline and all_pairs exclude each other")
+    if baseline is not None and baseline not in named:
+        raise ValueError(f"baseline {baseline!r}: not one of the runs ({', '.join(named)})")
+    test = "t" if tests == "all" else tests
+    if not isinstance(test, str) or test not in (*_tests("all"), tukey.TEST):
+        raise ValueError(
+            f"the systems table takes one test (t, wilcoxon, randomization, "
+            f"bootstrap or tukey), got {tests!r}"
+        )
+    scored = score_runs(_qrels(qrels), list(named.items()), spec, convention)
+    _warn_not_computed(scored.not_computed)
+    kept = _narrow(scored.table, narrowed)
+    measures = [m for m in scored.measures if m in set(kept["measure"].astype(str))]
+    table = systems_table.build(
+        kept,
+        list(named),
+        measures,
+        None if all_pairs else baseline or next(iter(named)),
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        B=B,
+        seed=seed,
+        convention=replace(convention, name="reference"),
+    )
+    table.tests["convention"] = convention.name
+    return replace(table, checks=list(scored.checks))
 
 
 def audit(
