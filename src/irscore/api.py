@@ -16,10 +16,10 @@ import difflib
 import os
 import tempfile
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from irscore.conventions import DEFAULT_GRID, Convention, ConventionError
 
@@ -89,6 +89,140 @@ def evaluate(
     if not per_topic:
         table = table[table["topic"] == "all"].reset_index(drop=True)
     return _narrow(table, narrowed)
+
+
+class TopicValue(NamedTuple):
+    """One measure's value for one topic, as `iter_evaluate` yields them (ir_measures'
+    iter_calc yields the same three fields as query_id, measure, value)."""
+
+    topic: str
+    measure: str
+    value: float
+
+
+def iter_evaluate(
+    qrels: QrelsInput,
+    run: RunInput | Iterable[tuple[str, str, float]],
+    measures: str | Sequence[str] | None = None,
+    convention: ConventionInput = "reference",
+    rows: int = 1 << 18,
+) -> Iterator[TopicValue]:
+    """Per-topic values as they are computed, for runs too large to hold:
+    `TopicValue(topic, measure, value)`, topic by topic (no mean: `evaluate` has it).
+
+    `run` is what `evaluate` takes (read once, then scored about `rows` results at
+    a time, so what is built per result lives for one such chunk), or an iterable
+    of (qid, docno, score) tuples (ir_measures' ScoredDoc too), consumed about
+    `rows` results at a time, which must come topic by topic (a topic seen again
+    after others is an error). Topics come in byte order of their ids within a
+    chunk; under `all_qrels` the judged topics without results come last.
+
+    >>> import irscore
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    >>> results = iter([("q1", "a", 0.5), ("q1", "x", 0.9), ("q2", "b", 1.0)])
+    >>> list(irscore.iter_evaluate(qrels, results, ["recip_rank"]))
+    [TopicValue(topic='q1', measure='recip_rank', value=0.5), \
+TopicValue(topic='q2', measure='recip_rank', value=1.0)]
+    """
+    from irscore.evaluate import chunk_makers, topic_values
+    from irscore.measures.registry import has_topic_rows
+
+    spec, narrowed = measure_spec(measures)
+    grid = conventions(convention)
+    if len(grid) != 1:
+        raise ConventionError("iter_evaluate takes one convention")
+    c = grid[0]
+
+    def kept(name: str) -> bool:
+        family = next((f for f in narrowed if name.startswith(f + "_")), None)
+        return has_topic_rows(name) and (family is None or name in narrowed[family])
+
+    def scored(prepared) -> Iterator[TopicValue]:
+        part = topic_values(prepared, c, spec)
+        names = [name for name in part.values if kept(name)]
+        for i, topic in enumerate(part.topics.tolist()):
+            for name in names:
+                yield TopicValue(str(topic), name, float(part.values[name][i]))
+
+    if _is_stream(run):
+        yield from _streamed(_qrels(qrels), run, c, rows, scored)
+        return
+    qrels_table = _qrels(qrels, True)
+    (records,) = _runs(run, records=True).values()
+    for make in chunk_makers(qrels_table, records, rows):
+        yield from scored(make())
+
+
+def _is_stream(run: Any) -> bool:
+    """True for an iterable of results (not a path, a DataFrame or a dict run)."""
+    import pandas as pd
+
+    return not isinstance(run, str | os.PathLike | pd.DataFrame | Mapping) and isinstance(
+        run, Iterable
+    )
+
+
+def _streamed(qrels, results, c: Convention, rows: int, scored) -> Iterator[TopicValue]:
+    """`iter_evaluate` of an iterable of (qid, docno, score): chunks of whole topics, each
+    scored against its topics' judgments; -c's judged topics never seen, at the end."""
+    import pandas as pd
+
+    from irscore.errors import InputError
+    from irscore.evaluate import prepare
+    from irscore.inputs import qrels_frame, run_frame
+
+    judged = qrels_frame(qrels) if not isinstance(qrels, pd.DataFrame) else qrels
+    judged_topics = judged["topic"].astype(str)
+    seen: set[str] = set()
+    chunk: list[tuple[str, str, float]] = []
+    current = None
+
+    def flush() -> Iterator[TopicValue]:
+        frame = run_frame(pd.DataFrame(chunk, columns=["topic", "docno", "score"]), "results")
+        topics = set(frame["topic"].astype(str))
+        part = judged[judged_topics.isin(topics).to_numpy()]
+        seen.update(topics)
+        chunk.clear()
+        if len(part):  # a chunk of topics without judgments scores nothing
+            yield from scored(prepare(part, frame))
+
+    for row, result in enumerate(results):
+        fields = tuple(result)
+        if len(fields) != 3:
+            raise InputError(f"results row {row}: expected (qid, docno, score), got {result!r}")
+        topic = str(fields[0])
+        if topic != current:
+            if topic in seen:
+                raise InputError(
+                    f"results row {row}: topic {topic} comes again after other topics "
+                    "(iter_evaluate reads results topic by topic)"
+                )
+            if len(chunk) >= rows:
+                yield from flush()
+            if current is not None:
+                seen.add(current)
+            current = topic
+        chunk.append((topic, str(fields[1]), fields[2]))
+    if chunk:
+        yield from flush()
+    if c.complete:
+        unseen = judged[~judged_topics.isin(seen).to_numpy()]
+        if len(unseen):
+            empty = run_frame(pd.DataFrame(columns=["topic", "docno", "score"]), "results")
+            yield from scored(prepare(unseen, empty))
+
+
+def write_run(path: str | os.PathLike, run: RunInput) -> None:
+    """Write a run (any form `evaluate` takes) as its file name says: `.json` as
+    `{qid: {docno: score}}` (pytrec_eval's, ranx's), `.parquet` with ranx's columns
+    (q_id, doc_id, score, rank, tag), anything else as a TREC run; atomically."""
+    from irscore import run_files, trec
+
+    (frame,) = _runs(run).values()
+    if Path(path).suffix.lower() in (".json", ".parquet", ".parq"):
+        run_files.write(path, frame)
+    else:
+        trec.write_run(path, frame)
 
 
 def compare(

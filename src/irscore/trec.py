@@ -23,7 +23,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -229,9 +229,16 @@ def _umask() -> int:
 
 
 def _read(path: str | os.PathLike, role: str, fmt: str) -> Records:
-    """Parse a whole input block by block into the role's canonical columns."""
+    """Parse a whole input block by block into the role's canonical columns (a run in
+    JSON or Parquet whole, `run_files`)."""
     parser = _Parser(streams.display_name(path), role, fmt)
-    with _blocks(path, lambda: parser.lines) as (blocks, compression):
+    with _blocks(path, lambda: parser.lines) as (blocks, compression, stream):
+        if role == "run" and fmt in ("auto", "json", "parquet"):
+            from irscore import run_files
+
+            structured = run_files.read(stream, parser.name, compression, fmt)
+            if structured is not None:
+                return structured
         for block in blocks:
             parser.feed(block)
     return parser.records(compression)
@@ -243,7 +250,7 @@ def data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
     compression, a byte order mark skipped, lines bounded; blank and `#` lines
     skipped, bytes that are not UTF-8 an error naming the line."""
     name, line_no, position = streams.display_name(path), 0, 0
-    with _blocks(path, lambda: line_no) as (blocks, _):
+    with _blocks(path, lambda: line_no) as (blocks, _, _stream):
         for block in blocks:
             start = len(_BOM) if position == 0 and block.startswith(_BOM) else 0
             position += start
@@ -265,8 +272,9 @@ def data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
 @contextlib.contextmanager
 def _blocks(
     path: str | os.PathLike, lines: Callable[[], int]
-) -> Iterator[tuple[Iterator[bytes], str | None]]:
-    """An input's blocks of whole lines and its compression; reading faults become
+) -> Iterator[tuple[Iterator[bytes], str | None, BinaryIO]]:
+    """An input's blocks of whole lines, its compression and its (decompressed) stream,
+    which nothing has read from yet (`run_files` peeks at it); reading faults become
     one-line errors naming the input (`lines()` counts the lines already read, to name
     a line longer than the limit)."""
     name = streams.display_name(path)
@@ -274,7 +282,7 @@ def _blocks(
     try:
         with streams.open_input(path) as (stream, compression):
             try:
-                yield streams.blocks(stream, limit=limit), compression
+                yield streams.blocks(stream, limit=limit), compression, stream
             except streams.LineTooLong as err:
                 problem = f"{err}; IRSCORE_MAX_LINE raises the limit"
                 raise TrecFormatError(name, lines() + err.newlines + 1, problem) from None
