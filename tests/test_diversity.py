@@ -104,10 +104,19 @@ def test_ranking_follows_the_convention(tmp_path):
     assert v["p_ia_1"] == 0.0  # -M 1: U only
 
 
-def test_ordinary_measures_read_the_highest_grade(tmp_path):
-    v = values(tmp_path, QRELS, RUN, ["map", "num_rel"])
+def test_ordinary_measures_read_the_highest_grade(tmp_path, capsys):
+    with pytest.warns(UserWarning, match="q: second column read as subtopics"):
+        v = values(tmp_path, QRELS, RUN, ["map", "num_rel"])
     # A, B, C, D relevant (A is relevant to a, not to b); AP = (1/1 + 2/2 + 3/4) / 4
     assert v["num_rel"] == 4 and v["map"] == pytest.approx(2.75 / 4)
+    from irscore.cli import main
+
+    assert main(["evaluate", "-m", "map", str(tmp_path / "q"), str(tmp_path / "r")]) == 0
+    out, err = capsys.readouterr()
+    assert out == "map                   \tall\t0.6875\n"
+    assert "irscore: note: " in err and "read each document's highest grade" in err
+    assert main(["evaluate", "-m", "strec", str(tmp_path / "q"), str(tmp_path / "r")]) == 0
+    assert "note" not in capsys.readouterr().err  # the diversity measures alone: nothing
 
 
 def test_subtopic_qrels_recognised_by_content(tmp_path):
@@ -153,8 +162,8 @@ def test_api_subtopic_inputs():
 
 
 def test_no_expected_form(tmp_path):
-    with pytest.warns(UserWarning, match="no form under tie_expected: alpha_ndcg"):
-        values(tmp_path, QRELS, RUN, ["alpha_ndcg.5", "map"], convention="tie_expected")
+    with pytest.warns(UserWarning, match="no form under tie_expected: alpha_ndcg, strec"):
+        values(tmp_path, QRELS, RUN, ["alpha_ndcg.5", "strec.5"], convention="tie_expected")
 
 
 # pyndeval's names of irscore's measures, at the cut-offs it accepts (at most 20; at 1,

@@ -137,6 +137,12 @@ def test_json_runs_equal_pytrec_eval(tmp_path):
         mine = mine[mine["topic"] != "all"]
         for topic, name, value in zip(mine["topic"], mine["measure"], mine["value"], strict=True):
             assert value == pytest.approx(theirs[topic][name], abs=1e-9), (seed, topic, name)
+        # the same values, streamed in chunks of about 7 results
+        results = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+        streamed = list(irscore.iter_evaluate(qrels, iter(results), sorted(measures), rows=7))
+        assert len(streamed) == len(mine)
+        for topic, name, value in streamed:
+            assert value == pytest.approx(theirs[topic][name], abs=1e-9), (seed, topic, name)
 
 
 def test_iter_evaluate_by_hand_and_in_chunks(tmp_path):

@@ -75,6 +75,11 @@ def evaluate(
         finally:
             qrels_table = pending.result()  # a bad qrels is the error, as when read first
         tables = [evaluate_grid(qrels_table, r, grid, spec, name) for name, r in named.items()]
+    from irscore.subtopics import note
+
+    said = note(qrels_table, spec.families)
+    if said:
+        warnings.warn(said, stacklevel=2)
     qrels_name = _source(qrels_table, "qrels")
     for (name, run), scored in zip(named.items(), tables, strict=True):
         for warning in overlap(_source(run, name), qrels_name, scored.attrs["notes"]):

@@ -31,6 +31,20 @@ def has_subtopics(qrels) -> bool:
     return "subtopic" in names
 
 
+def note(qrels, families) -> str | None:
+    """What to tell the user when a subtopic qrels feeds measures other than the diversity
+    ones (trec_eval refuses a document judged twice; these read its highest grade)."""
+    from irscore.measures.registry import SUBTOPIC_FAMILIES
+
+    if not has_subtopics(qrels) or not set(families) - SUBTOPIC_FAMILIES - {"runid", "num_q"}:
+        return None
+    source = qrels.source if hasattr(qrels, "table") else qrels.attrs.get("source", "qrels")
+    return (
+        f"{source}: second column read as subtopics (topic subtopic docno grade); the "
+        "measures other than the diversity ones read each document's highest grade"
+    )
+
+
 def collapsed(frame: pd.DataFrame) -> pd.DataFrame:
     """A subtopic qrels as an ordinary one: each (topic, docno) once, with its highest grade."""
     out = frame.groupby(["topic", "docno"], observed=True, sort=True)["grade"].max().reset_index()

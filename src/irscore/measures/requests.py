@@ -172,6 +172,8 @@ def parse_requests(
     if other:
         need = FAMILIES[other[0]].judgments
         flag = "-R prefs or -R qrels_prefs" if need == "prefs" else f"-R {need}"
+        if need == "subtopics":
+            flag = "a qrels (-R qrels), whose second column names subtopics"
         raise MeasureError(
             f"{', '.join(other)} cannot be computed from -R {judgments} judgments "
             f"({other[0]} needs {flag})"
