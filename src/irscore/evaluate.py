@@ -826,8 +826,18 @@ def topic_values(p: Prepared, c: Convention, spec: MeasureSpec, text: bool = Fal
     return TopicValues(values, topics, filled, num_rel_all, notes)
 
 
-def _with_diversity(values, p: Prepared, c: Convention, spec, context, ranking, rows, evaluated):
-    """`values` and the diversity measures of the ranked rows, in print order."""
+def _with_diversity(
+    values: dict[str, np.ndarray],
+    p: Prepared,
+    c: Convention,
+    spec: MeasureSpec,
+    context: Context,
+    ranking: Ranking,
+    rows: np.ndarray,
+    evaluated: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """`values` and the diversity measures of the ranked rows (the run rows the ordered
+    measures see, cut at -M, then -J), in print order."""
     topic = p.run_topic[rows]
     starts = np.searchsorted(topic, evaluated, "left")
     ends = np.searchsorted(topic, evaluated, "right")
