@@ -174,3 +174,5 @@ def test_iter_evaluate_complete_and_bad_streams():
         list(irscore.iter_evaluate(QRELS, again, "map"))
     with pytest.raises(InputError, match=r"row 0: expected \(qid, docno, score\)"):
         list(irscore.iter_evaluate(QRELS, iter([("q1", "a")]), "map"))
+    with pytest.raises(ValueError, match="iter_evaluate takes one run"):
+        list(irscore.iter_evaluate(QRELS, {"x": RUN, "y": RUN}, "map"))

@@ -153,7 +153,10 @@ TopicValue(topic='q2', measure='recip_rank', value=1.0)]
         yield from _streamed(_qrels(qrels), run, c, rows, scored)
         return
     qrels_table = _qrels(qrels, True)
-    (records,) = _runs(run, records=True).values()
+    named = _runs(run, records=True)
+    if len(named) != 1:
+        raise ValueError("iter_evaluate takes one run (evaluate takes a mapping of runs)")
+    (records,) = named.values()
     for make in chunk_makers(qrels_table, records, rows):
         yield from scored(make())
 
