@@ -62,27 +62,35 @@ class Subtopics:
 
     @cached_property
     def _topics(self) -> dict[str, tuple[dict[str, int], np.ndarray]]:
+        """topic -> ({docno: row}, grades[row, subtopic]), rows in byte order of docno."""
         import pandas as pd
 
         frame = self.qrels.frame() if hasattr(self.qrels, "table") else self.qrels
-        sub = frame["subtopic"] if "subtopic" in frame.columns else pd.Series("", index=frame.index)
-        table = pd.DataFrame(
-            {
-                "topic": frame["topic"].astype(str).to_numpy(dtype=object),
-                "subtopic": sub.astype(str).to_numpy(dtype=object),
-                "docno": frame["docno"].astype(str).to_numpy(dtype=object),
-                "grade": frame["grade"].to_numpy(dtype=np.int64),
-            }
-        )
+        if "subtopic" in frame.columns:
+            subtopic = frame["subtopic"].to_numpy(dtype=object)
+        else:
+            subtopic = np.zeros(len(frame), dtype=np.int8)
+        topic_code, topics = pd.factorize(frame["topic"].to_numpy(dtype=object))
+        doc_code, docnos = pd.factorize(frame["docno"].to_numpy(dtype=object))
+        sub_code, _ = pd.factorize(subtopic)
+        grade = frame["grade"].to_numpy(dtype=np.int64)
+        by_bytes = sorted(range(len(docnos)), key=lambda i: str(docnos[i]).encode())
+        rank_of = np.empty(len(docnos), dtype=np.int64)
+        rank_of[by_bytes] = np.arange(len(docnos))
+        sorted_docnos = np.asarray(docnos, dtype=object)[by_bytes]
+        order = np.argsort(topic_code, kind="stable")
+        bounds = np.searchsorted(topic_code[order], np.arange(len(topics) + 1))
         out = {}
-        for topic, rows in table.groupby("topic", sort=False):
-            docnos = sorted(set(rows["docno"]), key=lambda d: d.encode())
-            subtopics = sorted(set(rows["subtopic"]), key=lambda s: s.encode())
-            index = {d: i for i, d in enumerate(docnos)}
-            column = {s: i for i, s in enumerate(subtopics)}
-            grades = np.full((len(docnos), len(subtopics)), UNJUDGED, dtype=np.int64)
-            grades[rows["docno"].map(index), rows["subtopic"].map(column)] = rows["grade"]
-            out[topic] = (index, grades)
+        spans = zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+        for t, (start, stop) in enumerate(spans):
+            rows = order[start:stop]
+            ranks = rank_of[doc_code[rows]]
+            judged = np.unique(ranks)
+            columns, column = np.unique(sub_code[rows], return_inverse=True)
+            grades = np.full((len(judged), len(columns)), UNJUDGED, dtype=np.int64)
+            grades[np.searchsorted(judged, ranks), column] = grade[rows]
+            index = {str(d): i for i, d in enumerate(sorted_docnos[judged].tolist())}
+            out[str(topics[t])] = (index, grades)
         return out
 
     def coverage(self, topics: list[str], ranked: list[np.ndarray], rel_level: int) -> Coverage:
