@@ -104,19 +104,38 @@ def test_ranking_follows_the_convention(tmp_path):
     assert v["p_ia_1"] == 0.0  # -M 1: U only
 
 
-def test_ordinary_measures_read_the_highest_grade(tmp_path, capsys):
+def test_beside_a_diversity_measure_the_others_read_the_highest_grade(tmp_path, capsys):
     with pytest.warns(UserWarning, match="q: second column read as subtopics"):
-        v = values(tmp_path, QRELS, RUN, ["map", "num_rel"])
+        v = values(tmp_path, QRELS, RUN, ["map", "num_rel", "strec.2"])
     # A, B, C, D relevant (A is relevant to a, not to b); AP = (1/1 + 2/2 + 3/4) / 4
     assert v["num_rel"] == 4 and v["map"] == pytest.approx(2.75 / 4)
     from irscore.cli import main
 
-    assert main(["evaluate", "-m", "map", str(tmp_path / "q"), str(tmp_path / "r")]) == 0
+    q, r = str(tmp_path / "q"), str(tmp_path / "r")
+    assert main(["evaluate", "-m", "map", "-m", "strec.2", q, r]) == 0
     out, err = capsys.readouterr()
-    assert out == "map                   \tall\t0.6875\n"
+    assert out.startswith("map                   \tall\t0.6875\n")
     assert "irscore: note: " in err and "read each document's highest grade" in err
-    assert main(["evaluate", "-m", "strec", str(tmp_path / "q"), str(tmp_path / "r")]) == 0
+    assert main(["evaluate", "-m", "strec", q, r]) == 0
     assert "note" not in capsys.readouterr().err  # the diversity measures alone: nothing
+
+
+def test_without_a_diversity_measure_the_second_column_is_trec_eval_s(tmp_path, capsys):
+    """trec_eval ignores the second column and refuses a document judged twice for a
+    topic: so does irscore when no diversity measure reads the subtopics."""
+    judged_twice = r"q:6: document A is judged twice for topic 1 \(a subtopic qrels"
+    with pytest.raises(trec.TrecFormatError, match=judged_twice):
+        values(tmp_path, QRELS, RUN, ["map"])
+    from irscore.cli import main
+
+    assert main(["evaluate", "-m", "map", str(tmp_path / "q"), str(tmp_path / "r")]) != 0
+    assert "document A is judged twice for topic 1" in capsys.readouterr().err
+    # TREC-COVID numbers its rounds in the second column: without a repeat, it is ignored.
+    # Run A (relevant), D, E, B (not judged): AP = (1/1) / 1 = 1, no note.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = values(tmp_path, "1 0.5 A 1\n1 2 B 0\n", RUN, ["map", "num_rel"])
+    assert v == {"map": 1.0, "num_rel": 1.0}
 
 
 def test_subtopic_qrels_recognised_by_content(tmp_path):

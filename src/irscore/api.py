@@ -67,6 +67,8 @@ def evaluate(
     from irscore.input_checks import overlap
 
     spec, narrowed = measure_spec(measures)
+    from irscore.subtopics import for_request
+
     grid = conventions(convention)
     with freed_memory_kept(), ThreadPoolExecutor(1) as pool:  # qrels read beside the runs
         pending = pool.submit(_qrels, qrels, True)
@@ -74,10 +76,8 @@ def evaluate(
             named = _runs(runs, records=True)
         finally:
             qrels_table = pending.result()  # a bad qrels is the error, as when read first
+        qrels_table, said = for_request(qrels_table, spec.families)
         tables = [evaluate_grid(qrels_table, r, grid, spec, name) for name, r in named.items()]
-    from irscore.subtopics import note
-
-    said = note(qrels_table, spec.families)
     if said:
         warnings.warn(said, stacklevel=2)
     qrels_name = _source(qrels_table, "qrels")

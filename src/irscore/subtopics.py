@@ -10,11 +10,13 @@ relevant; an ordinary qrels is one subtopic per topic to the diversity measures.
 
 from __future__ import annotations
 
+import dataclasses
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from irscore.errors import InputError
 from irscore.measures.diversity import Coverage
 
 if TYPE_CHECKING:
@@ -31,18 +33,56 @@ def has_subtopics(qrels) -> bool:
     return "subtopic" in names
 
 
-def note(qrels, families) -> str | None:
-    """What to tell the user when a subtopic qrels feeds measures other than the diversity
-    ones (trec_eval refuses a document judged twice; these read its highest grade)."""
+def for_request(qrels, families) -> tuple[object, str | None]:
+    """The qrels as the requested measure families read it, and a note for the user.
+
+    A second column that varies is read as subtopics only for a request with a
+    diversity measure. Without one it is trec_eval's ignored iteration column (TREC-COVID
+    numbers its rounds there): the column is dropped, and a document judged twice for a
+    topic is the error trec_eval gives, naming the line. With diversity and other
+    measures, the note says that the others read each document's highest grade."""
     from irscore.measures.registry import SUBTOPIC_FAMILIES
 
-    if not has_subtopics(qrels) or not set(families) - SUBTOPIC_FAMILIES - {"runid", "num_q"}:
-        return None
-    source = qrels.source if hasattr(qrels, "table") else qrels.attrs.get("source", "qrels")
-    return (
-        f"{source}: second column read as subtopics (topic subtopic docno grade); the "
-        "measures other than the diversity ones read each document's highest grade"
+    if not has_subtopics(qrels):
+        return qrels, None
+    wanted = set(families) - {"runid", "num_q"}
+    if wanted & SUBTOPIC_FAMILIES:
+        if not wanted - SUBTOPIC_FAMILIES:
+            return qrels, None
+        return qrels, (
+            f"{_source(qrels)}: second column read as subtopics (topic subtopic docno grade); "
+            "the measures other than the diversity ones read each document's highest grade"
+        )
+    _refuse_repeats(qrels)
+    if hasattr(qrels, "table"):
+        return dataclasses.replace(qrels, table=qrels.table.drop_columns(["subtopic"])), None
+    return qrels.drop(columns="subtopic"), None
+
+
+def _source(qrels) -> str:
+    """The qrels' file name (or the name a DataFrame's attrs give it)."""
+    return qrels.source if hasattr(qrels, "table") else qrels.attrs.get("source", "qrels")
+
+
+def _refuse_repeats(qrels) -> None:
+    """A document judged twice for one topic (under two subtopics) is an error when no
+    diversity measure reads the subtopics, as trec_eval refuses it."""
+    frame = qrels.frame() if hasattr(qrels, "table") else qrels
+    repeated = frame.duplicated(["topic", "docno"]).to_numpy()
+    if not repeated.any():
+        return
+    row = int(np.flatnonzero(repeated)[0])
+    topic, docno = str(frame["topic"].iloc[row]), str(frame["docno"].iloc[row])
+    problem = (
+        f"document {docno} is judged twice for topic {topic} (a subtopic qrels, topic "
+        "subtopic docno grade, is read only with a diversity measure: alpha_ndcg, err_ia, "
+        "nrbp, p_ia, strec)"
     )
+    if hasattr(qrels, "table"):
+        from irscore.trec import TrecFormatError
+
+        raise TrecFormatError(qrels.source, qrels.line_of(row), problem)
+    raise InputError(f"{_source(qrels)}: {problem}")
 
 
 def collapsed(frame: pd.DataFrame) -> pd.DataFrame:

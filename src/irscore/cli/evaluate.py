@@ -94,10 +94,10 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
 
         zscores = read_zscores(args.Z)
     if args.R == "qrels":
-        from irscore.subtopics import note
+        from irscore.subtopics import for_request
 
         qrels, _ = read_inputs(args, args.qrels, [])
-        said = note(qrels, spec.families)
+        qrels, said = for_request(qrels, spec.families)
         if said:
             print(f"irscore: note: {said}", file=sys.stderr)
     else:
