@@ -281,10 +281,10 @@ CASES = [
         r"/dev/zero:1: line longer than 1 MiB \(1048576 bytes\); IRSCORE_MAX_LINE raises",
         argv=("evaluate", "{q}", "/dev/zero"),
     ),
-    error(
-        "run one-line JSON dict",
-        {"r": json.dumps({str(t): {f"d{i}": 1.0 for i in range(40)} for t in range(3)}).encode()},
-        WHERE + r"r:1: line longer than 200 bytes",
+    error(  # a JSON run is read whole (run_files), its values checked as a line's
+        "run one-line JSON dict, a score not a number",
+        {"r": json.dumps({str(t): {f"d{i}": "x" for i in range(40)} for t in range(3)}).encode()},
+        WHERE + r"r: topic '0', docno 'd0': score 'x' is not a number",
         env={"IRSCORE_MAX_LINE": str(LIMIT)},
     ),
     error(

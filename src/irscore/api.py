@@ -16,10 +16,10 @@ import difflib
 import os
 import tempfile
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from irscore.conventions import DEFAULT_GRID, Convention, ConventionError
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from irscore.inputs import QrelsInput, RunInput
     from irscore.measures.groups import Group
     from irscore.report.own_runs import AuditResult
+    from irscore.systems_table import SystemsTable
     from irscore.trec import Records
 
     ConventionInput = str | Convention | Mapping[str, Any]
@@ -67,6 +68,8 @@ def evaluate(
     from irscore.evaluate import evaluate as evaluate_grid
     from irscore.input_checks import overlap
 
+    from irscore.subtopics import for_request
+
     groups = measure_groups(measures)
     grid = conventions(convention)
     with freed_memory_kept(), ThreadPoolExecutor(1) as pool:  # qrels read beside the runs
@@ -75,11 +78,15 @@ def evaluate(
             named = _runs(runs, records=True)
         finally:
             qrels_table = pending.result()  # a bad qrels is the error, as when read first
+        families = set().union(*(g.spec.families for g in groups))
+        qrels_table, said = for_request(qrels_table, families)
         tables = [
             _renamed(evaluate_grid(qrels_table, r, _changed(grid, g), g.spec, name), g)
             for name, r in named.items()
             for g in groups
         ]
+    if said:
+        warnings.warn(said, stacklevel=2)
     qrels_name = _source(qrels_table, "qrels")
     for (name, run), scored in zip(named.items(), tables[:: len(groups)], strict=True):
         for warning in overlap(_source(run, name), qrels_name, scored.attrs["notes"]):
@@ -96,10 +103,158 @@ def evaluate(
     return table
 
 
+class TopicValue(NamedTuple):
+    """One measure's value for one topic, as `iter_evaluate` yields them (ir_measures'
+    iter_calc yields the same three fields as query_id, measure, value)."""
+
+    topic: str
+    measure: str
+    value: float
+
+
+def iter_evaluate(
+    qrels: QrelsInput,
+    run: RunInput | Iterable[tuple[str, str, float]],
+    measures: str | Sequence[str] | None = None,
+    convention: ConventionInput = "reference",
+    rows: int = 1 << 18,
+) -> Iterator[TopicValue]:
+    """Per-topic values as they are computed, for runs too large to hold:
+    `TopicValue(topic, measure, value)`, topic by topic (no mean: `evaluate` has it).
+
+    `run` is what `evaluate` takes (read once, then scored about `rows` results at
+    a time, so what is built per result lives for one such chunk), or an iterable
+    of (qid, docno, score) tuples (ir_measures' ScoredDoc too), consumed about
+    `rows` results at a time, which must come topic by topic (a topic seen again
+    after others is an error). Topics come in byte order of their ids within a
+    chunk; under `all_qrels` the judged topics without results come last.
+
+    >>> import irscore
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    >>> results = iter([("q1", "a", 0.5), ("q1", "x", 0.9), ("q2", "b", 1.0)])
+    >>> list(irscore.iter_evaluate(qrels, results, ["recip_rank"]))
+    [TopicValue(topic='q1', measure='recip_rank', value=0.5), \
+TopicValue(topic='q2', measure='recip_rank', value=1.0)]
+    """
+    from irscore.evaluate import chunk_makers, topic_values
+    from irscore.measures.registry import has_topic_rows
+
+    groups = measure_groups(measures)
+    if len(groups) != 1:
+        raise ValueError(
+            "iter_evaluate takes measures of one convention: trec_eval's names, or one "
+            "peer's (evaluate takes a mix)"
+        )
+    (group,) = groups
+    spec, narrowed = group.spec, group.narrowed
+    grid = _changed(conventions(convention), group)
+    if len(grid) != 1:
+        raise ConventionError("iter_evaluate takes one convention")
+    c = grid[0]
+
+    def kept(name: str) -> bool:
+        family = next((f for f in narrowed if name.startswith(f + "_")), None)
+        return has_topic_rows(name) and (family is None or name in narrowed[family])
+
+    def given(name: str) -> list[str]:
+        """The names the user gave for irscore's measure `name` (a peer's, or its own)."""
+        return [name] if group.renames is None else group.renames.get(name, [])
+
+    def scored(prepared) -> Iterator[TopicValue]:
+        part = topic_values(prepared, c, spec)
+        names = [(name, shown) for name in part.values if kept(name) for shown in given(name)]
+        for i, topic in enumerate(part.topics.tolist()):
+            for name, shown in names:
+                yield TopicValue(str(topic), shown, float(part.values[name][i]))
+
+    if _is_stream(run):
+        yield from _streamed(_qrels(qrels), run, c, rows, scored)
+        return
+    qrels_table = _qrels(qrels, True)
+    named = _runs(run, records=True)
+    if len(named) != 1:
+        raise ValueError("iter_evaluate takes one run (evaluate takes a mapping of runs)")
+    (records,) = named.values()
+    for make in chunk_makers(qrels_table, records, rows):
+        yield from scored(make())
+
+
+def _is_stream(run: Any) -> bool:
+    """True for an iterable of results (not a path, a DataFrame or a dict run)."""
+    import pandas as pd
+
+    return not isinstance(run, str | os.PathLike | pd.DataFrame | Mapping) and isinstance(
+        run, Iterable
+    )
+
+
+def _streamed(qrels, results, c: Convention, rows: int, scored) -> Iterator[TopicValue]:
+    """`iter_evaluate` of an iterable of (qid, docno, score): chunks of whole topics, each
+    scored against its topics' judgments; -c's judged topics never seen, at the end."""
+    import pandas as pd
+
+    from irscore.errors import InputError
+    from irscore.evaluate import prepare
+    from irscore.inputs import qrels_frame, run_frame
+
+    judged = qrels_frame(qrels) if not isinstance(qrels, pd.DataFrame) else qrels
+    judged_topics = judged["topic"].astype(str)
+    seen: set[str] = set()
+    chunk: list[tuple[str, str, float]] = []
+    current = None
+
+    def flush() -> Iterator[TopicValue]:
+        frame = run_frame(pd.DataFrame(chunk, columns=["topic", "docno", "score"]), "results")
+        topics = set(frame["topic"].astype(str))
+        part = judged[judged_topics.isin(topics).to_numpy()]
+        seen.update(topics)
+        chunk.clear()
+        if len(part):  # a chunk of topics without judgments scores nothing
+            yield from scored(prepare(part, frame))
+
+    for row, result in enumerate(results):
+        fields = tuple(result)
+        if len(fields) != 3:
+            raise InputError(f"results row {row}: expected (qid, docno, score), got {result!r}")
+        topic = str(fields[0])
+        if topic != current:
+            if topic in seen:
+                raise InputError(
+                    f"results row {row}: topic {topic} comes again after other topics "
+                    "(iter_evaluate reads results topic by topic)"
+                )
+            if len(chunk) >= rows:
+                yield from flush()
+            if current is not None:
+                seen.add(current)
+            current = topic
+        chunk.append((topic, str(fields[1]), fields[2]))
+    if chunk:
+        yield from flush()
+    if c.complete:
+        unseen = judged[~judged_topics.isin(seen).to_numpy()]
+        if len(unseen):
+            empty = run_frame(pd.DataFrame(columns=["topic", "docno", "score"]), "results")
+            yield from scored(prepare(unseen, empty))
+
+
+def write_run(path: str | os.PathLike, run: RunInput) -> None:
+    """Write a run (any form `evaluate` takes) as its file name says: `.json` as
+    `{qid: {docno: score}}` (pytrec_eval's, ranx's), `.parquet` with ranx's columns
+    (q_id, doc_id, score, rank, tag), anything else as a TREC run; atomically."""
+    from irscore import run_files, trec
+
+    (frame,) = _runs(run).values()
+    if Path(path).suffix.lower() in (".json", ".parquet", ".parq"):
+        run_files.write(path, frame)
+    else:
+        trec.write_run(path, frame)
+
+
 def compare(
     qrels: QrelsInput,
-    run_a: RunInput,
-    run_b: RunInput,
+    run_a: RunInput | Mapping[str, RunInput] | Sequence[RunInput],
+    run_b: RunInput | None = None,
     measure: str | Sequence[str] | None = None,
     tests: str | Sequence[str] = "all",
     convention: ConventionInput = "reference",
@@ -107,7 +262,9 @@ def compare(
     seed: int = 0,
     alpha: float = 0.05,
     correction: str = "holm",
-) -> pd.DataFrame:
+    baseline: str | None = None,
+    all_pairs: bool = False,
+) -> pd.DataFrame | SystemsTable:
     """Paired tests of run B against run A, topic by topic: the table `irscore compare` prints.
 
     One row per measure and test (default measures: map, P_10, ndcg_cut_10,
@@ -118,6 +275,14 @@ def compare(
     bootstrap; `B` resamples (default 100000 / 10000). The input checks (topics
     one run lacks, topics without judgments) are in `table.attrs["checks"]`,
     which p-values the correction spanned in `table.attrs["correction"]`.
+
+    Given many runs instead (a mapping name -> run, or a list, named by their
+    tags), the systems table `irscore compare` prints for them: a
+    `systems_table.SystemsTable` (`.means`, `.marks`, `.tests`, `.footnote`,
+    `.checks`; `.markdown()` is the text printed) of each run against
+    `baseline` (a name; default the first run), or of every pair with
+    `all_pairs`, under one test (`"all"`: the t-test; `"tukey"`: Tukey's HSD
+    over all the runs, which adjusts its own p-values).
 
     >>> import irscore
     >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
@@ -137,6 +302,23 @@ def compare(
     grid = conventions(convention)
     if len(grid) != 1:
         raise ConventionError("compare takes one convention")
+    if run_b is None:
+        return _systems(
+            qrels,
+            run_a,
+            spec,
+            narrowed,
+            grid[0],
+            tests,
+            B,
+            seed,
+            alpha,
+            correction,
+            baseline,
+            all_pairs,
+        )
+    if baseline is not None or all_pairs:
+        raise ValueError("baseline and all_pairs are for many runs: compare(qrels, runs, ...)")
     chosen = _tests(tests)
     runs = _runs_named_by_tag(_runs({"A": run_a, "B": run_b}))
     result, scored = comparison.compare_runs(
@@ -146,6 +328,54 @@ def compare(
     result.attrs["checks"] = scored.checks
     result.attrs["correction"] = correction_scope(correction, result)
     return result
+
+
+def _systems(
+    qrels, runs, spec, narrowed, convention, tests, B, seed, alpha, correction, baseline, all_pairs
+) -> SystemsTable:
+    """`compare` of many runs: the systems table of `irscore compare`, from its functions."""
+    from dataclasses import replace
+
+    from irscore import systems_table, tukey
+    from irscore.comparison import score_runs
+
+    named_runs = _named_runs(runs)
+    if not named_runs and (isinstance(runs, Mapping | str) or not isinstance(runs, Sequence)):
+        raise ValueError("compare(qrels, runs): runs is a mapping name -> run or a list of runs")
+    if named_runs:
+        named = _runs(runs)
+    else:  # named by their tags, as the command line names them
+        named = _runs_named_by_tag(_runs({f"run{i + 1}": run for i, run in enumerate(runs)}))
+    if len(named) < 2:
+        raise ValueError("compare needs at least two runs")
+    if baseline is not None and all_pairs:
+        raise ValueError("baseline and all_pairs exclude each other")
+    if baseline is not None and baseline not in named:
+        raise ValueError(f"baseline {baseline!r}: not one of the runs ({', '.join(named)})")
+    test = "t" if tests == "all" else tests
+    if not isinstance(test, str) or test not in (*_tests("all"), tukey.TEST):
+        raise ValueError(
+            f"the systems table takes one test (t, wilcoxon, randomization, "
+            f"bootstrap or tukey), got {tests!r}"
+        )
+    scored = score_runs(_qrels(qrels), list(named.items()), spec, convention)
+    _warn_not_computed(scored.not_computed)
+    kept = _narrow(scored.table, narrowed)
+    measures = [m for m in scored.measures if m in set(kept["measure"].astype(str))]
+    table = systems_table.build(
+        kept,
+        list(named),
+        measures,
+        None if all_pairs else baseline or next(iter(named)),
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        B=B,
+        seed=seed,
+        convention=replace(convention, name="reference"),
+    )
+    table.tests["convention"] = convention.name
+    return replace(table, checks=list(scored.checks))
 
 
 def audit(

@@ -25,6 +25,7 @@ from irscore import joins, measures, trec
 from irscore.conventions import REFERENCE, Convention
 from irscore.errors import InputError
 from irscore.measures import Context, MeasureSpec, Ranking
+from irscore.subtopics import Subtopics, collapsed, has_subtopics
 
 if TYPE_CHECKING:  # pandas loads where a DataFrame is made: `irscore evaluate` needs none
     import pandas as pd
@@ -75,6 +76,7 @@ class Prepared:
     source: str = "run"
     run_skipped: np.ndarray | None = None  # the run's lines without a record (trec.line_of)
     run_rows: np.ndarray | None = None  # each row's row in the run, when only some are here
+    subtopics: Subtopics | None = None  # the qrels' judgments per subtopic (diversity)
     orders: dict = field(default_factory=dict, repr=False, compare=False)
     rankings: dict = field(default_factory=dict, repr=False, compare=False)
     grades: dict = field(default_factory=dict, repr=False, compare=False)
@@ -144,7 +146,11 @@ def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[]
     rows (one range when None), so that chunks can be built one at a time or on two
     threads (their work is numpy's and Arrow's, which let go of the GIL). Each chunk
     keeps every topic's label and code but only its topics' qrels and run rows;
-    `run_rows` maps its rows back to the run's lines."""
+    `run_rows` maps its rows back to the run's lines. A subtopic qrels is joined as each
+    document's highest grade; its subtopics go to the diversity measures whole."""
+    subtopics = Subtopics(qrels)
+    if has_subtopics(qrels):
+        qrels = collapsed(qrels.frame() if isinstance(qrels, trec.Records) else qrels)
     (q_topic, r_topic), topics = _shared_codes(_labelled(qrels, "topic"), _labelled(run, "topic"))
     labels = np.array(topics.to_pylist(), dtype=object)
     q_docno, r_docno = _docnos(qrels, run)
@@ -154,7 +160,11 @@ def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[]
     skipped = run.skipped if isinstance(run, trec.Records) else run.attrs.get("skipped")
     if rows is None or len(r_topic) <= rows:
         whole = (q_topic, q_docno, q_grade), (r_topic, r_docno, r_score, r_rank)
-        return [lambda: _prepared(labels, *whole, source=source, run_skipped=skipped)]
+        return [
+            lambda: _prepared(
+                labels, *whole, source=source, run_skipped=skipped, subtopics=subtopics
+            )
+        ]
     # Consecutive topic codes, about `rows` run rows each; a chunk's rows in file order.
     per_topic = np.cumsum(np.bincount(r_topic, minlength=len(labels)))
     ends = np.searchsorted(per_topic, np.arange(rows, len(r_topic), rows), "right")
@@ -172,6 +182,7 @@ def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[]
             source=source,
             run_skipped=skipped,
             run_rows=np.arange(r.start, r.stop) if isinstance(r, slice) else r,
+            subtopics=subtopics,
         )
 
     return [partial(chunk, k) for k in range(len(bounds))]
@@ -660,8 +671,10 @@ def _missing_values(
         context = Context(c.interpolation, c.mistake, c.gmax, c.gain)
         ranking = _without_results(p, c, missing)
         fills, _ = measures.compute(ranking, spec, context, c.ties, text=True)
-        return {
-            name: _blank(name, len(missing)) if _cleared_by_trec_eval10(name) else fills[name]
+        return {  # the diversity measures: 0 (nothing retrieved covers a subtopic)
+            name: fills[name]
+            if name in fills and not _cleared_by_trec_eval10(name)
+            else _blank(name, len(missing))
             for name in names
         }
     q_grade, _ = _grades(p, c.grades)
@@ -779,9 +792,14 @@ def merged(
 def topic_values(p: Prepared, c: Convention, spec: MeasureSpec, text: bool = False) -> TopicValues:
     """The per-topic values of the topics `p` holds, -c's topics without results included
     (the text measures too with `text`)."""
-    ranking, _rows, evaluated, notes = rank(p, c)
+    ranking, rows, evaluated, notes = rank(p, c)
     context = Context(c.interpolation, c.mistake, c.gmax, c.gain)
     values, notes.not_computed = measures.compute(ranking, spec, context, c.ties, text)
+    diverse = spec.families & measures.registry.SUBTOPIC_FAMILIES
+    if diverse and c.ties == "expected":
+        notes.not_computed += sorted(diverse, key=list(measures.FAMILIES).index)
+    elif diverse:
+        values = _with_diversity(values, p, c, spec, context, ranking, rows, evaluated)
     topics = ranking.topics
     if c.no_relevant_topics == "skip":  # per-topic values do not depend on other topics
         keep = ranking.num_rel > 0
@@ -806,6 +824,29 @@ def topic_values(p: Prepared, c: Convention, spec: MeasureSpec, text: bool = Fal
         values = {name: array[order] for name, array in values.items()}
         filled = np.concatenate((filled, np.ones(len(missing), dtype=bool)))[order]
     return TopicValues(values, topics, filled, num_rel_all, notes)
+
+
+def _with_diversity(
+    values: dict[str, np.ndarray],
+    p: Prepared,
+    c: Convention,
+    spec: MeasureSpec,
+    context: Context,
+    ranking: Ranking,
+    rows: np.ndarray,
+    evaluated: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """`values` and the diversity measures of the ranked rows (the run rows the ordered
+    measures see, cut at -M, then -J), in print order."""
+    topic = p.run_topic[rows]
+    starts = np.searchsorted(topic, evaluated, "left")
+    ends = np.searchsorted(topic, evaluated, "right")
+    docnos = p.run_docno[rows] if len(rows) else np.zeros(0, dtype=object)
+    ranked = [docnos[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
+    cov = p.subtopics.coverage([str(t) for t in ranking.topics], ranked, c.rel_level)
+    values = {**values, **measures.registry.compute_diversity(cov, spec, context)}
+    order = {name: i for i, name in enumerate(measures.FAMILIES)}
+    return {n: values[n] for n in sorted(values, key=lambda n: order[measures.family_of(n).name])}
 
 
 def means_of(parts: Sequence[TopicValues], c: Convention) -> dict[str, float]:

@@ -40,6 +40,7 @@ ALIASES = {
     "score": ("score",),
     "rank": ("rank",),
     "tag": ("tag", "run_id", "run"),
+    "subtopic": ("subtopic", "subtopic_id"),
 }
 
 
@@ -51,12 +52,16 @@ def _row(row: int) -> str:
 
 
 def qrels_frame(qrels: QrelsInput, what: str = "qrels") -> pd.DataFrame:
-    """Columns topic, docno (str), grade (int64), as `trec.read_qrels` returns them."""
+    """Columns topic, docno (str), grade (int64), as `trec.read_qrels` returns them, and
+    subtopic for judgments per subtopic (a `subtopic` or `subtopic_id` column, or
+    pyndeval's dict `{qid: {subtopic: {docno: grade}}}`)."""
     if isinstance(qrels, str) and qrels.startswith(IRDS_PREFIX):
         return irds_qrels(qrels[len(IRDS_PREFIX) :])
     if isinstance(qrels, str | os.PathLike):
         return trec.read_qrels(qrels)
-    columns, place = _columns(qrels, ("topic", "docno", "grade"), (), what)
+    if isinstance(qrels, Mapping) and _nested_thrice(qrels):
+        qrels = _subtopic_rows(qrels, what)
+    columns, place = _columns(qrels, ("topic", "docno", "grade"), ("subtopic",), what)
     frame = pd.DataFrame(
         {
             "topic": columns["topic"],
@@ -64,12 +69,17 @@ def qrels_frame(qrels: QrelsInput, what: str = "qrels") -> pd.DataFrame:
             "grade": _integers(columns["grade"], f"{what} relevance", place),
         }
     )
-    duplicated = frame.duplicated(["topic", "docno"])
+    key = ["topic", "docno"]
+    if "subtopic" in columns:
+        frame["subtopic"] = columns["subtopic"]
+        key.append("subtopic")
+    duplicated = frame.duplicated(key)
     if duplicated.any():
         row = int(np.flatnonzero(duplicated.to_numpy())[0])
+        within = f" subtopic {frame.at[row, 'subtopic']}" if "subtopic" in columns else ""
         raise InputError(
             f"{what} row {row}: document {frame.at[row, 'docno']} is judged twice "
-            f"for topic {frame.at[row, 'topic']}"
+            f"for topic {frame.at[row, 'topic']}{within}"
         )
     frame.attrs["source"] = what
     return frame
@@ -156,7 +166,7 @@ def _columns(
 
     else:
         raise InputError(f"{what}: expected a path, a DataFrame or a dict, got {type(table)}")
-    ids = [field for field in ("topic", "docno", "tag") if field in columns]
+    ids = [field for field in ("topic", "docno", "tag", "subtopic") if field in columns]
     plain = "rank" in optional  # a run's docnos may stay plain strings (`_plain_strings`)
 
     def checked(field: str) -> pd.Categorical | pd.Series:
@@ -167,6 +177,29 @@ def _columns(
     with ThreadPoolExecutor(2) as pool:  # Arrow encodes Arrow-backed columns without the GIL
         columns.update(zip(ids, pool.map(checked, ids), strict=True))
     return columns, place
+
+
+def _nested_thrice(qrels: Mapping) -> bool:
+    """True for pyndeval's `{qid: {subtopic: {docno: grade}}}` (its first topic's first
+    value a dict)."""
+    first = next(iter(qrels.values()), None)
+    return isinstance(first, Mapping) and isinstance(next(iter(first.values()), None), Mapping)
+
+
+def _subtopic_rows(nested: Mapping, what: str) -> pd.DataFrame:
+    """`{qid: {subtopic: {docno: grade}}}` as rows topic, subtopic, docno, grade."""
+    rows = []
+    for topic, subtopics in nested.items():
+        if not isinstance(subtopics, Mapping):
+            raise InputError(f"{what}: topic {topic!r} maps to {type(subtopics)}, not a dict")
+        for subtopic, docs in subtopics.items():
+            if not isinstance(docs, Mapping):
+                raise InputError(
+                    f"{what}: subtopic {subtopic!r} of topic {topic!r} maps to {type(docs)}, "
+                    "not a dict {docno: grade}"
+                )
+            rows += [(topic, subtopic, docno, grade) for docno, grade in docs.items()]
+    return pd.DataFrame(rows, columns=["topic", "subtopic", "docno", "grade"], dtype=object)
 
 
 def _from_dict(nested: Mapping[str, Mapping[str, Any]], value: str, what: str) -> dict[str, Any]:

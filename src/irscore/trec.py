@@ -23,7 +23,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -104,6 +104,8 @@ class Records:
     def describe(self) -> str:
         """What was read, for --verbose."""
         packed = f", {self.compression}-compressed" if self.compression else ""
+        if "subtopic" in self.table.column_names:
+            packed += ", second column read as subtopics (topic subtopic docno grade)"
         return f"{self.source}: {self.layout.describe()}{packed}, {self.table.num_rows} records"
 
     def frame(self) -> pd.DataFrame:
@@ -227,9 +229,16 @@ def _umask() -> int:
 
 
 def _read(path: str | os.PathLike, role: str, fmt: str) -> Records:
-    """Parse a whole input block by block into the role's canonical columns."""
+    """Parse a whole input block by block into the role's canonical columns (a run in
+    JSON or Parquet whole, `run_files`)."""
     parser = _Parser(streams.display_name(path), role, fmt)
-    with _blocks(path, lambda: parser.lines) as (blocks, compression):
+    with _blocks(path, lambda: parser.lines) as (blocks, compression, stream):
+        if role == "run" and fmt in ("auto", "json", "parquet"):
+            from irscore import run_files
+
+            structured = run_files.read(stream, parser.name, compression, fmt)
+            if structured is not None:
+                return structured
         for block in blocks:
             parser.feed(block)
     return parser.records(compression)
@@ -241,7 +250,7 @@ def data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
     compression, a byte order mark skipped, lines bounded; blank and `#` lines
     skipped, bytes that are not UTF-8 an error naming the line."""
     name, line_no, position = streams.display_name(path), 0, 0
-    with _blocks(path, lambda: line_no) as (blocks, _):
+    with _blocks(path, lambda: line_no) as (blocks, _, _stream):
         for block in blocks:
             start = len(_BOM) if position == 0 and block.startswith(_BOM) else 0
             position += start
@@ -263,8 +272,9 @@ def data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
 @contextlib.contextmanager
 def _blocks(
     path: str | os.PathLike, lines: Callable[[], int]
-) -> Iterator[tuple[Iterator[bytes], str | None]]:
-    """An input's blocks of whole lines and its compression; reading faults become
+) -> Iterator[tuple[Iterator[bytes], str | None, BinaryIO]]:
+    """An input's blocks of whole lines, its compression and its (decompressed) stream,
+    which nothing has read from yet (`run_files` peeks at it); reading faults become
     one-line errors naming the input (`lines()` counts the lines already read, to name
     a line longer than the limit)."""
     name = streams.display_name(path)
@@ -272,7 +282,7 @@ def _blocks(
     try:
         with streams.open_input(path) as (stream, compression):
             try:
-                yield streams.blocks(stream, limit=limit), compression
+                yield streams.blocks(stream, limit=limit), compression, stream
             except streams.LineTooLong as err:
                 problem = f"{err}; IRSCORE_MAX_LINE raises the limit"
                 raise TrecFormatError(name, lines() + err.newlines + 1, problem) from None
@@ -398,9 +408,12 @@ class _Parser:
                     for i, column in enumerate(layout.columns)
                 }
             )
+        subtopic = None
         if self.role == "qrels":
-            _check_unique_judgments(raw, layout, skipped, self.name)
+            subtopic = _check_unique_judgments(raw, layout, skipped, self.name)
         table = _canonical(raw, layout, self.role, self.name)
+        if subtopic is not None:
+            table = table.append_column("subtopic", subtopic)
         unread = self.unread_rank[0] if self.unread_rank else None
         return Records(
             table, self.name, layout, skipped, compression, bom=self.bom, unread_rank=unread
@@ -736,29 +749,51 @@ def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
     return numpy_view(array.indices), array.dictionary.to_pylist()
 
 
-def _check_unique_judgments(raw: pa.Table, layout: Layout, skipped: np.ndarray, name: str) -> None:
-    """A docno judged twice for one topic is an error naming the second judgment's line."""
+def _check_unique_judgments(
+    raw: pa.Table, layout: Layout, skipped: np.ndarray, name: str
+) -> pa.Array | None:
+    """A TREC qrels's second column, dictionary-encoded, when it takes more than one value:
+    the subtopic of each judgment to the diversity measures, as ndeval reads a subtopic
+    qrels (`topic subtopic docno grade`); None when it is one value (TREC's iteration).
+    A docno judged twice for one topic (in one subtopic, when there are several) is an
+    error naming the second judgment's line."""
+    subtopic = None
+    if layout.name == "trec" and raw.num_rows:
+        second = pc.dictionary_encode(one_array(raw[_field(layout, 1)]))
+        subtopic = second if len(second.dictionary) > 1 else None
     if raw.num_rows < 2:
-        return
+        return subtopic
     topic = numpy_view(raw["topic"].chunk(0).indices).astype(np.int64)
     doc = numpy_view(raw["docno"].chunk(0).indices).astype(np.int64)
     key = topic * max(len(raw["docno"].chunk(0).dictionary), 1) + doc
-    order = np.argsort(key, kind="stable")
-    repeat = key[order][1:] == key[order][:-1]
-    if not repeat.any():
-        return
-    row = int(order[1:][repeat].min())
-    first = int(order[np.flatnonzero(key[order] == key[row])[0]])
+    if subtopic is not None:
+        codes = numpy_view(subtopic.indices).astype(np.int64)
+        key = key * len(subtopic.dictionary) + codes
+    repeat = _first_repeat(key)
+    if repeat is None:
+        return subtopic
+    row, first = repeat
     fields = [str(raw[_field(layout, i)][row]) for i in range(len(layout.columns))]
     line = (layout.delimiter or " ").join(fields)
     topic_name, docno = fields[layout.columns.index("topic")], fields[layout.columns.index("docno")]
+    within = f" subtopic {fields[1]}" if subtopic is not None else ""
     raise TrecFormatError(
         name,
         line_of(skipped, row),
-        f"document {docno} is judged twice for topic {topic_name} "
+        f"document {docno} is judged twice for topic {topic_name}{within} "
         f"(first on line {line_of(skipped, first)})",
         line,
     )
+
+
+def _first_repeat(key: np.ndarray) -> tuple[int, int] | None:
+    """(the first row whose key an earlier row has, that earlier row), or None."""
+    order = np.argsort(key, kind="stable")
+    repeat = key[order][1:] == key[order][:-1]
+    if not repeat.any():
+        return None
+    row = int(order[1:][repeat].min())
+    return row, int(order[np.flatnonzero(key[order] == key[row])[0]])
 
 
 def _canonical(raw: pa.Table, layout: Layout, role: str, name: str) -> pa.Table:

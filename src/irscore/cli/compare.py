@@ -48,7 +48,10 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--baseline", help="the run (name or path) others are tested against")
     parser.add_argument("--all-pairs", action="store_true", help="test every pair of runs")
     parser.add_argument(
-        "--test", choices=(*TESTS, "all"), default="all", help="all: every test (table: t)"
+        "--test",
+        choices=(*TESTS, "all", "tukey"),
+        default="all",
+        help="all: every test (table: t); tukey: Tukey's HSD over all the runs (table only)",
     )
     parser.add_argument(
         "--correction",
@@ -102,6 +105,11 @@ def run(args: argparse.Namespace) -> str:
     baseline = None if args.all_pairs else _baseline(args.baseline, args.runs, names)
     detailed = len(names) == 2 and not args.all_pairs and args.format not in TABLE_FORMATS
     tests = TESTS if args.test == "all" else (args.test,)
+    if detailed and args.test == "tukey":
+        raise UsageError(
+            "--test tukey tests many systems at once: the systems table (three runs or more, "
+            "or --format md|latex|csv)"
+        )
     if detailed:
         pair = (baseline, next(n for n in names if n != baseline))
         result = paired(

@@ -91,7 +91,12 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
 
         zscores = read_zscores(args.Z)
     if args.R == "qrels":
+        from irscore.subtopics import for_request
+
         qrels, _ = read_inputs(args, args.qrels, [])
+        qrels, said = for_request(qrels, spec.families)
+        if said:
+            print(f"irscore: note: {said}", file=sys.stderr)
     else:
         qrels = _other_judgments(args, convention)
 

@@ -27,6 +27,7 @@ from irscore.measures import (
     avgjg,
     counts,
     dcg,
+    diversity,
     expected,
     interpolation,
     precision,
@@ -79,7 +80,10 @@ class Family:
     `judgments`: what the measure is computed from: a qrels (`qrels`), trec_eval's
     preferences (`prefs`: -R prefs or -R qrels_prefs; `compute` then takes the
     topics' `irscore.prefs.TopicPrefs`) or judgment groups (`qrels_jg`: computed
-    per group as a topic, `irscore.judgment_groups` averages the groups).
+    per group as a topic, `irscore.judgment_groups` averages the groups) or judgments per
+    subtopic (`subtopics`: the diversity measures; `compute` then takes the topics'
+    `diversity.Coverage`, which `irscore.evaluate` builds from the qrels' subtopics; any
+    qrels has them, an ordinary one one per topic).
     """
 
     name: str
@@ -103,6 +107,7 @@ def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
     return Params("cutoffs", default)
 
 
+_DIVERSITY = Params("cutoffs", diversity.CUTOFFS)  # ndeval's 5, 10, 20
 _P = Params("named", names=("p",))  # rbp's persistence, `-m rbp.p=0.8`
 _GAINS = Params("gains")  # `-m ndcg.1=3,2=9`: the gain of each level the map names
 
@@ -328,6 +333,16 @@ FAMILIES: dict[str, Family] = {
             by_name=True,
             peer="ir_measures Judged@k",
         ),
+        *(
+            Family(name, kernel, params, trec_eval=(), pytrec_eval=False, judgments="subtopics")
+            for name, kernel, params in (
+                ("alpha_ndcg", diversity.alpha_ndcg, _DIVERSITY),
+                ("err_ia", diversity.err_ia, _DIVERSITY),
+                ("nrbp", diversity.nrbp, Params("named", names=("alpha", "beta"))),
+                ("p_ia", diversity.p_ia, _DIVERSITY),
+                ("strec", diversity.strec, _DIVERSITY),
+            )
+        ),
     )
 }
 
@@ -342,6 +357,9 @@ JUDGMENTS = {
     kind: frozenset(n for n, f in FAMILIES.items() if f.judgments == kind) | {"runid", "num_q"}
     for kind in ("qrels", "prefs", "qrels_jg")
 }
+# the diversity measures (ndeval's), which `irscore evaluate` and the API compute from a
+# qrels's subtopics (an ordinary qrels: one per topic); the workflow's config has none
+SUBTOPIC_FAMILIES = frozenset(n for n, f in FAMILIES.items() if f.judgments == "subtopics")
 # trec_eval's nicknames of sets of families, for each major version
 NICKNAMES = {
     "official": OFFICIAL,
@@ -455,8 +473,8 @@ def compute(
     else:
         ranked = r.cut.pooled
     for name, family in FAMILIES.items():
-        if name not in spec.families or family.compute is None:
-            continue
+        if name not in spec.families or family.compute is None or name in SUBTOPIC_FAMILIES:
+            continue  # the diversity measures read a Coverage (`compute_diversity`)
         form = family.expected if ties == "expected" else family.compute
         if ties == "expected" and family.params == _GAINS and spec.param(name) is not None:
             form = None  # the expected forms know the convention's gains, not a map's
@@ -466,6 +484,15 @@ def compute(
             continue
         out.update(form(ranked, ctx, spec.param(name)))
     return out, not_computed
+
+
+def compute_diversity(cov: diversity.Coverage, spec: Any, ctx: Context) -> dict[str, np.ndarray]:
+    """The diversity measures of `spec` for every topic of the coverage, in print order."""
+    out: dict[str, np.ndarray] = {}
+    for name in FAMILIES:
+        if name in spec.families and name in SUBTOPIC_FAMILIES:
+            out.update(FAMILIES[name].compute(cov, ctx, spec.param(name)))
+    return out
 
 
 def why_not_computed(name: str, ties: str) -> str:

@@ -21,6 +21,7 @@ from irscore.measures.registry import (
     JUDGMENTS,
     NICKNAMES,
     PARAMETRISED,
+    SUBTOPIC_FAMILIES,
     TEXT_FAMILIES,
     TREC_FAMILIES,
     printed_family,
@@ -106,6 +107,11 @@ def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
     other = sorted((families | set(config)) - JUDGMENTS["qrels"], key=list(FAMILIES).index)
     if other:
         need = FAMILIES[other[0]].judgments if other[0] in FAMILIES else None
+        if need == "subtopics":
+            raise MeasureError(
+                f"measures: {', '.join(other)} are diversity measures, computed from a "
+                "subtopic qrels by irscore evaluate and the Python API, not by the workflow"
+            )
         if need is not None:
             raise MeasureError(
                 f"measures: {', '.join(other)} are computed from {need} judgments, not a "
@@ -164,10 +170,13 @@ def parse_requests(
             if name not in PARAMETRISED:
                 raise MeasureError(f"measure {name} takes no parameters (in -m {request})")
             params.setdefault(name, _parse_params(name, text))
-    other = sorted(families - JUDGMENTS[judgments], key=list(FAMILIES).index)
+    computed = JUDGMENTS[judgments] | (SUBTOPIC_FAMILIES if judgments == "qrels" else set())
+    other = sorted(families - computed, key=list(FAMILIES).index)
     if other:
         need = FAMILIES[other[0]].judgments
         flag = "-R prefs or -R qrels_prefs" if need == "prefs" else f"-R {need}"
+        if need == "subtopics":
+            flag = "a qrels (-R qrels), whose second column names subtopics"
         raise MeasureError(
             f"{', '.join(other)} cannot be computed from -R {judgments} judgments "
             f"({other[0]} needs {flag})"
