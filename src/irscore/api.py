@@ -67,7 +67,6 @@ def evaluate(
     from irscore.evaluate import concat_long
     from irscore.evaluate import evaluate as evaluate_grid
     from irscore.input_checks import overlap
-
     from irscore.subtopics import for_request
 
     groups = measure_groups(measures)
@@ -306,8 +305,7 @@ def compare(
         return _systems(
             qrels,
             run_a,
-            spec,
-            narrowed,
+            groups,
             grid[0],
             tests,
             B,
@@ -331,13 +329,13 @@ def compare(
 
 
 def _systems(
-    qrels, runs, spec, narrowed, convention, tests, B, seed, alpha, correction, baseline, all_pairs
+    qrels, runs, groups, convention, tests, B, seed, alpha, correction, baseline, all_pairs
 ) -> SystemsTable:
     """`compare` of many runs: the systems table of `irscore compare`, from its functions."""
     from dataclasses import replace
 
     from irscore import systems_table, tukey
-    from irscore.comparison import score_runs
+    from irscore.comparison import score_groups
 
     named_runs = _named_runs(runs)
     if not named_runs and (isinstance(runs, Mapping | str) or not isinstance(runs, Sequence)):
@@ -358,14 +356,12 @@ def _systems(
             f"the systems table takes one test (t, wilcoxon, randomization, "
             f"bootstrap or tukey), got {tests!r}"
         )
-    scored = score_runs(_qrels(qrels), list(named.items()), spec, convention)
+    scored = score_groups(_qrels(qrels), list(named.items()), groups, convention)
     _warn_not_computed(scored.not_computed)
-    kept = _narrow(scored.table, narrowed)
-    measures = [m for m in scored.measures if m in set(kept["measure"].astype(str))]
     table = systems_table.build(
-        kept,
+        scored.table,
         list(named),
-        measures,
+        scored.measures,
         None if all_pairs else baseline or next(iter(named)),
         test=test,
         correction=correction,

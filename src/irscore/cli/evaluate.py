@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         from irscore.subtopics import for_request
 
         qrels, _ = read_inputs(args, args.qrels, [])
-        qrels, said = for_request(qrels, spec.families)
+        qrels, said = for_request(qrels, set().union(*(g.spec.families for g in groups)))
         if said:
             print(f"irscore: note: {said}", file=sys.stderr)
     else:
