@@ -161,10 +161,12 @@ def test_evaluate_job_prints_what_the_cli_prints(server, tmp_path):
     assert sorted(done["command"].split()) == sorted(shown)
     paths = [str(tmp_path / "qrels"), str(tmp_path / "run_a")]
     assert done["runs"]["a"]["trec"] == cli("evaluate", *flags, *paths)
-    assert done["runs"]["a"]["trec_q"] == cli("evaluate", *flags, "-q", *paths)
-    rows = {(r["topic"], r["measure"]): r["value"] for r in done["runs"]["a"]["rows"]}
+    per_topic = job(server, "trec", {"qrels": QRELS, "a": RUN_A, "settings": chosen, "run": "a"})
+    assert per_topic["ok"]["trec_q"] == cli("evaluate", *flags, "-q", *paths)
+    run = done["runs"]["a"]
+    assert run["name"] == "A" and run["topics"] == ["1", "2"]
     # -l 2: only a (grade 2) is relevant; topic 1 ranks b, a, c: AP = (1/2)/1; topic 2 none
-    assert rows["1", "map"] == 0.5 and rows["2", "map"] == 0.0 and rows["all", "map"] == 0.25
+    assert run["values"]["map"] == [0.5, 0.0] and run["means"]["map"] == 0.25
 
 
 def test_the_presets_hold_their_figures():

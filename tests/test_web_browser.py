@@ -153,6 +153,10 @@ def test_a_setting_changes_the_numbers_to_the_cli_s(page, tmp_path):
     assert mean_row(page, "P_3")[1] == trec_values(printed)["P_3"]
     shown = page.evaluate("document.getElementById('trec').textContent")
     assert shown == printed  # the same bytes, ready to copy and diff
+    page.evaluate("document.getElementById('trec-q').click()")
+    page.wait_for("document.getElementById('trec').textContent.includes('\\t1\\t')")
+    per_query = cli("evaluate", *flags, "-m", "err.3", "-q", paths["qrels"], paths["a"])
+    assert page.evaluate("document.getElementById('trec').textContent") == per_query
 
 
 def test_compare_shows_the_cli_s_tests(page, tmp_path):

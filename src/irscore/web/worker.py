@@ -147,19 +147,56 @@ def _svg(path: Path) -> str | None:
 
 
 def evaluate(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
-    """Metrics: every measure per topic and its mean for each run, and trec_eval's text."""
+    """Metrics: every measure per topic and its mean for each run, and trec_eval's text
+    (`irscore evaluate` with and without --format tsv -q)."""
     raw = request.get("settings") or {}
     flags = s.convention_flags(raw) + s.evaluate_measures(raw)
     qrels, *runs = _inputs(request, ("qrels", *_runs(request)))
     result: dict[str, Any] = {"runs": {}, "notes": []}
     for key, run in zip(_runs(request), runs, strict=True):
-        table, notes = irscore(["evaluate", *flags, "-q", "--format=json", qrels, run])
+        table, notes = irscore(["evaluate", *flags, "-q", "--format=tsv", qrels, run])
         text, _ = irscore(["evaluate", *flags, qrels, run])
-        per_topic, _ = irscore(["evaluate", *flags, "-q", qrels, run])
-        result["runs"][key] = {"rows": json.loads(table), "trec": text, "trec_q": per_topic}
+        result["runs"][key] = {**_by_measure(table), "trec": text}
         result["notes"] += [n for n in notes if n not in result["notes"] and not _shown_anyway(n)]
     result["command"] = " ".join(["irscore evaluate", *flags, qrels, "RUN"])
     return result
+
+
+def trec_per_topic(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
+    """trec_eval's per-topic text of one run (`irscore evaluate -q`), asked for when shown."""
+    raw = request.get("settings") or {}
+    key = s.choice(request, "run", ("a", "b"), "a")
+    flags = s.convention_flags(raw) + s.evaluate_measures(raw)
+    qrels, run = _inputs(request, ("qrels", key))
+    text, _ = irscore(["evaluate", *flags, "-q", qrels, run])
+    return {"run": key, "trec_q": text}
+
+
+def _by_measure(tsv: str) -> dict[str, Any]:
+    """The long table (run, convention, topic, measure, value) as the page reads it: the
+    run's name, its topics, each measure's values per topic (None where a topic has
+    none) and each mean (topic `all`)."""
+    rows = [line.split("\t") for line in tsv.splitlines()[1:]]
+    topics = list(dict.fromkeys(r[2] for r in rows if r[2] != "all"))
+    where = {topic: i for i, topic in enumerate(topics)}
+    values: dict[str, list[Any]] = {}
+    means: dict[str, Any] = {}
+    for _, _, topic, measure, value in rows:
+        number = _number(value)
+        if topic == "all":
+            means[measure] = number
+        else:
+            values.setdefault(measure, [None] * len(topics))[where[topic]] = number
+    name = rows[0][0] if rows else ""
+    return {"name": name, "topics": topics, "values": values, "means": means}
+
+
+def _number(value: str) -> float | str:
+    """A value of the table: a number, or the text of a text measure (runid, relstring)."""
+    try:
+        return float(value)
+    except ValueError:
+        return value
 
 
 def _shown_anyway(note: str) -> bool:
@@ -289,6 +326,7 @@ def pool(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
 
 JOBS = {
     "evaluate": evaluate,
+    "trec": trec_per_topic,
     "ranking": ranking,
     "compare": compare,
     "interleave": interleaving,

@@ -192,21 +192,23 @@ function refreshMetrics() {
 
 function runName(key) {
   const given = $(`n${key}`).value.trim();
-  const rows = state.results.metrics && state.results.metrics.runs[key];
-  return given || (rows && rows.rows.length ? rows.rows[0].run : key.toUpperCase());
+  const run = state.results.metrics && state.results.metrics.runs[key];
+  return given || (run && run.name) || key.toUpperCase();
 }
 
 function means(key) {
   const run = state.results.metrics && state.results.metrics.runs[key];
-  const out = new Map();
-  if (run) for (const r of run.rows) if (r.topic === 'all') out.set(r.measure, r.value);
-  return out;
+  return new Map(run ? Object.entries(run.means) : []);
 }
 
 function perTopic(key, measure) {
   const run = state.results.metrics && state.results.metrics.runs[key];
   const out = new Map();
-  if (run) for (const r of run.rows) if (r.topic !== 'all' && r.measure === measure) out.set(r.topic, r.value);
+  if (run && run.values[measure]) {
+    run.topics.forEach((topic, i) => {
+      if (run.values[measure][i] !== null) out.set(topic, run.values[measure][i]);
+    });
+  }
   return out;
 }
 
@@ -248,8 +250,8 @@ function drawMetrics() {
   }
   const select = $('pq-measure');
   const chosen = select.value || 'map';
-  const topicMeasures = [...new Set(state.results.metrics.runs.a.rows
-    .filter((r) => r.topic !== 'all' && typeof r.value === 'number').map((r) => r.measure))];
+  const topicMeasures = Object.entries(state.results.metrics.runs.a.values)
+    .filter(([, values]) => values.some((v) => typeof v === 'number')).map(([m]) => m);
   select.replaceChildren(...topicMeasures.map((m) => new Option(m, m)));
   select.value = topicMeasures.includes(chosen) ? chosen : topicMeasures[0];
   drawPerQuery();
@@ -286,10 +288,20 @@ function drawPerQuery() {
   }
 }
 
-function drawTrec() {
+// trec_eval's text; per query, asked for when shown (it can be long).
+async function drawTrec() {
   const key = $('trec-run').value;
   const run = state.results.metrics && state.results.metrics.runs[key];
-  $('trec').textContent = run ? ($('trec-q').checked ? run.trec_q : run.trec) : '';
+  if (!run || !$('trec-q').checked) {
+    $('trec').textContent = run ? run.trec : '';
+    return;
+  }
+  if (run.trec_q === undefined) {
+    $('trec').textContent = 'running irscore evaluate -q…';
+    const reply = await job('trec', { ...inputs(), run: key });
+    run.trec_q = reply.error ? reply.error.message : reply.ok.trec_q;
+  }
+  if ($('trec-q').checked && $('trec-run').value === key) $('trec').textContent = run.trec_q;
 }
 
 // A query's ranking as coloured grades (what explain ranks), under its row.
@@ -343,7 +355,7 @@ function gradeStrip(grades) {
 }
 
 function fillTopics() {
-  const topics = [...perTopic('a', 'num_ret').keys()];
+  const topics = state.results.metrics.runs.a.topics;
   const select = $('topic');
   const chosen = select.value;
   select.replaceChildren(...topics.map((t) => new Option(t, t)));
