@@ -167,7 +167,8 @@ def test_compare_shows_the_cli_s_tests(page, tmp_path):
         "--format", "json", paths["qrels"], paths["a"], paths["b"],
     )  # fmt: skip
     rows = page.evaluate(
-        "[...document.querySelectorAll('#tests tbody tr')].map(r => [...r.cells].map(c => c.innerText))"
+        "[...document.querySelectorAll('#tests tbody tr')]"
+        ".map(r => [...r.cells].map(c => c.innerText))"
     )
     for shown, test in zip(rows, json.loads(printed), strict=True):
         assert shown[0] == test["test"]
@@ -227,7 +228,8 @@ def test_every_tab_reads_at_desktop_and_phone_width(page, size):
     SHOTS.mkdir(exist_ok=True)
     page.window(*size)
     problems = {}
-    for tab, preset in zip(TABS, ("croft-ap", "croft-ap", "wiki-dcg", "interleave", "interleave")):
+    presets = ("croft-ap", "croft-ap", "wiki-dcg", "interleave", "interleave")
+    for tab, preset in zip(TABS, presets, strict=True):
         open_view(page, f"example={preset}", tab)
         page.wait_for("[...document.images].every(i => !i.src || i.complete)")
         page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
@@ -249,6 +251,7 @@ def test_long_work_shows_progress_and_blocks_no_other_tab(page):
     started = time.monotonic()
     page.evaluate("location.hash = 'ranking'")
     type_into(page, "grades", "1,0,1")
-    page.wait_for("document.getElementById('ranking-grades').innerText.split(/\\s+/).join('') === '101'")
+    grades = "document.getElementById('ranking-grades').innerText"
+    page.wait_for(f"{grades}.split(/\\s+/).join('') === '101'")
     assert time.monotonic() - started < 10  # answered while the interleaving still runs
     assert page.evaluate("!document.getElementById('interleave-progress').hidden")
