@@ -208,3 +208,34 @@ def test_worker_errors_without_a_server():
     assert worker.run("compare", {"qrels": QRELS, "a": RUN_A})["error"]["field"] == "b"
     found = worker.run("ranking", {"grades": "3,x"})["error"]
     assert found["field"] == "settings" and "grades" in found["message"]
+
+
+def test_the_docs_say_what_the_server_does():
+    """docs/workbench.md's and the README's claims on `irscore serve`, against the code."""
+    import re
+    from pathlib import Path
+
+    from doc_pages import page, section
+
+    from irscore.cli import build_parser
+    from irscore.web.app import Config
+
+    docs = section(page("workbench.md"), "## The workbench in the browser: `irscore serve`")
+    readme = " ".join(page("README.md").split())
+    table = re.findall(r"^\| `([\w-]+)` \| ", docs, re.M)
+    assert table == list(presets.PRESETS)
+    serve = build_parser()._subparsers._group_actions[0].choices["serve"]
+    defaults = {a.dest: a.default for a in serve._actions}
+    assert defaults["max_upload"] == 64 == Config().max_body / 1e6
+    assert "(64 MB by default)" in docs and "(`--max-upload`, 64 MB)" in readme
+    assert defaults["port"] == 8000 and "http://127.0.0.1:8000/" in readme
+    assert defaults["host"] == "127.0.0.1"
+    script = (Path(worker.__file__).parent / "static" / "app.js").read_text()
+    fields = re.search(r"const FIELDS = \{(.*?)\};", script, re.S).group(1)
+    in_link = set(re.findall(r"(\w+): ", fields)) | {"example", "qrels", "a", "b", "z"}
+    named = set(re.findall(r"`(\w+)`", docs.split("**Share link**")[1].split("The presets")[0]))
+    assert named - {"compare"} <= in_link  # `#compare` is the tab
+    assert "past 1,500 characters" in docs and "const PACK_OVER = 1500;" in script
+    pyproject = (Path(worker.__file__).parents[3] / "pyproject.toml").read_text()
+    for pinned in ("starlette==", "uvicorn==", "jinja2=="):
+        assert pinned in pyproject
