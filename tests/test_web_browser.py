@@ -136,6 +136,21 @@ def test_an_input_error_is_shown_beside_its_box_with_the_line(page):
     assert text(page, "#err-a") == ""
 
 
+def test_a_file_opened_with_the_picker_fills_its_box(page, tmp_path):
+    open_view(page, "example=croft-ap", "data")
+    run = tmp_path / "my.run"
+    run.write_text(PRESETS["croft-ap"]["data"]["b"])
+    root = page.send("DOM.getDocument")["root"]["nodeId"]
+    picker = page.send("DOM.querySelector", nodeId=root, selector="#file-a")["nodeId"]
+    type_into(page, "na", "")
+    page.send("DOM.setFileInputFiles", files=[str(run)], nodeId=picker)
+    page.wait_for("document.getElementById('na').value === 'my.run'")
+    assert page.evaluate("document.getElementById('a').value") == run.read_text()
+    page.evaluate("location.hash = 'metrics'")
+    page.wait_for("document.getElementById('means-a').innerText === 'my.run'")
+    assert mean_row(page, "map")[1:3] == ["0.3396", "0.3396"]  # A is now ranking2's file
+
+
 def test_a_setting_changes_the_numbers_to_the_cli_s(page, tmp_path):
     open_view(page, "example=wiki-dcg", "metrics")
     before = mean_row(page, "map")
@@ -228,7 +243,7 @@ def test_every_tab_reads_at_desktop_and_phone_width(page, size):
     SHOTS.mkdir(exist_ok=True)
     page.window(*size)
     problems = {}
-    presets = ("croft-ap", "croft-ap", "wiki-dcg", "interleave", "interleave")
+    presets = ("croft-ap", "croft-ap", "wiki-dcg", "interleave&B=1000", "interleave")
     for tab, preset in zip(TABS, presets, strict=True):
         open_view(page, f"example={preset}", tab)
         page.wait_for("[...document.images].every(i => !i.src || i.complete)")

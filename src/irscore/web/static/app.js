@@ -212,11 +212,25 @@ function perTopic(key, measure) {
   return out;
 }
 
+// A value as irscore explain writes it: whole numbers above 1 without decimals.
 function fmt(value) {
   if (value === undefined || value === null || value === '') return '';
   if (typeof value !== 'number') return String(value);
   return Number.isInteger(value) && Math.abs(value) > 1 ? String(value) : value.toFixed(4);
 }
+
+// A value of a table column: counts as whole numbers, the rest with four decimals.
+function fixed(value, whole) {
+  if (value === undefined || value === null || value === '') return '';
+  if (typeof value !== 'number') return String(value);
+  return whole ? String(value) : value.toFixed(4);
+}
+
+function signed(diff, whole) {
+  return (diff > 0 ? '+' : '') + (whole ? String(diff) : diff.toFixed(4));
+}
+
+const COUNTS = /^num_/; // the counts trec_eval prints as whole numbers
 
 function cell(row, text, numeric, cls) {
   const td = row.insertCell();
@@ -234,18 +248,22 @@ function drawMetrics() {
   $('means-b').textContent = hasB ? runName('b') : 'B';
   $('pq-a').textContent = runName('a');
   $('pq-b').textContent = hasB ? runName('b') : 'B';
+  for (const option of $('trec-run').options) option.textContent = runName(option.value);
+  $('trec-run').options[1].disabled = !hasB;
+  for (const option of $('er').options) option.textContent = runName(option.value);
   const filter = $('filter').value.trim().toLowerCase();
   const body = $('means').tBodies[0];
   body.replaceChildren();
   for (const [measure, value] of a) {
     if (filter && !filter.split(/[ ,]+/).some((f) => measure.toLowerCase().includes(f))) continue;
     const row = body.insertRow();
+    const whole = COUNTS.test(measure);
     cell(row, measure);
-    cell(row, fmt(value), true);
+    cell(row, fixed(value, whole), true);
     const other = b.get(measure);
-    cell(row, hasB ? fmt(other) : '', true);
+    cell(row, hasB ? fixed(other, whole) : '', true);
     const diff = hasB && typeof value === 'number' && typeof other === 'number' ? other - value : '';
-    cell(row, diff === '' ? '' : (diff > 0 ? '+' : '') + diff.toFixed(4), true,
+    cell(row, diff === '' ? '' : signed(diff, whole), true,
       diff === '' ? null : diff > 0 ? 'up' : diff < 0 ? 'down' : null);
   }
   const select = $('pq-measure');
@@ -280,10 +298,11 @@ function drawPerQuery() {
     const row = body.insertRow();
     row.classList.add('topic');
     row.dataset.topic = r.topic;
+    const whole = COUNTS.test(measure);
     cell(row, r.topic);
-    cell(row, fmt(r.a), true);
-    cell(row, hasB ? fmt(r.b) : '', true);
-    cell(row, r.d === null ? '' : (r.d > 0 ? '+' : '') + r.d.toFixed(4), true,
+    cell(row, fixed(r.a, whole), true);
+    cell(row, hasB ? fixed(r.b, whole) : '', true);
+    cell(row, r.d === null ? '' : signed(r.d, whole), true,
       r.d > 0 ? 'up' : r.d < 0 ? 'down' : null);
   }
 }
@@ -411,7 +430,8 @@ function refreshRanking() {
     for (const r of e.ranks) {
       const row = body.insertRow();
       for (const c of columns) {
-        cell(row, fmt(r[c]), c !== 'docno' && c !== 'grade', EXTRA_COLUMNS.has(c) ? 'extra' : null);
+        const text = c === 'docno' || c === 'grade' || c === 'rank' ? String(r[c]) : fixed(r[c]);
+        cell(row, text, c !== 'docno' && c !== 'grade', EXTRA_COLUMNS.has(c) ? 'extra' : null);
       }
     }
     const ties = $('ties');
@@ -449,8 +469,8 @@ function refreshCompare() {
       const row = body.insertRow();
       cell(row, t.test);
       cell(row, String(t.n), true, 'extra');
-      cell(row, fmt(t.mean_a), true);
-      cell(row, fmt(t.mean_b), true);
+      cell(row, fixed(t.mean_a), true);
+      cell(row, fixed(t.mean_b), true);
       cell(row, (t.diff > 0 ? '+' : '') + t.diff.toFixed(4), true);
       cell(row, String(Number(Number(t.p).toPrecision(4))), true); // as the CLI's %.4g
       cell(row, t.ci_low === null ? '' : `[${t.ci_low.toFixed(4)}, ${t.ci_high.toFixed(4)}]`,
