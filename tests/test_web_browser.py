@@ -243,7 +243,8 @@ def test_every_tab_reads_at_desktop_and_phone_width(page, size):
     SHOTS.mkdir(exist_ok=True)
     page.window(*size)
     problems = {}
-    presets = ("croft-ap", "croft-ap", "wiki-dcg", "interleave&B=1000", "interleave")
+    # pooled-trec: long run names and 25 queries
+    presets = ("croft-ap", "pooled-trec", "wiki-dcg", "interleave&B=1000", "interleave")
     for tab, preset in zip(TABS, presets, strict=True):
         open_view(page, f"example={preset}", tab)
         page.wait_for("[...document.images].every(i => !i.src || i.complete)")

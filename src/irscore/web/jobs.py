@@ -84,8 +84,14 @@ class Jobs:
             pool.submit(worker.warm)
 
     def close(self) -> None:
-        """Stop the workers now, a job still running included (its page is gone too)."""
+        """Stop the workers now: at once when idle, and a job still running is ended
+        (its page is gone too)."""
+        with self._lock:
+            running = any(not job.future.done() for job in self._jobs.values())
         for pool in self._pools.values():
+            if not running:
+                pool.shutdown(wait=True, cancel_futures=True)
+                continue
             workers = list(getattr(pool, "_processes", {}).values())  # no public handle
             pool.shutdown(wait=False, cancel_futures=True)
             for process in workers:
