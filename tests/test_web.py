@@ -169,6 +169,19 @@ def test_evaluate_job_prints_what_the_cli_prints(server, tmp_path):
     assert run["values"]["map"] == [0.5, 0.0] and run["means"]["map"] == 0.25
 
 
+def test_csv_and_tsv_inputs_are_read_as_the_cli_reads_them(server, tmp_path):
+    qrels = "qid,docno,grade\n1,a,2\n1,b,0\n1,c,1\n2,d,1\n2,e,0\n"
+    run = "qid\tdocno\tscore\n1\tb\t0.9\n1\ta\t0.5\n1\tc\t0.4\n2\te\t0.9\n2\td\t0.2\n"
+    done = job(server, "evaluate", {"qrels": qrels, "a": run})["ok"]
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run_a").write_text(run)
+    flags = ["-l=1", "--gmax=4", "-m=all_trec"]
+    assert done["runs"]["a"]["trec"] == cli("evaluate", *flags, *(str(p) for p in (
+        tmp_path / "qrels", tmp_path / "run_a")))  # fmt: skip
+    # the same judgments and ranking as QRELS and RUN_A: AP (1/2 + 2/3)/2 and 1/2
+    assert done["runs"]["a"]["values"]["map"] == [(1 / 2 + 2 / 3) / 2, 1 / 2]
+
+
 def test_the_presets_hold_their_figures():
     """The hand-worked figures of each preset's docstring, by the CLI on its data."""
     import tempfile

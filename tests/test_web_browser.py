@@ -149,6 +149,17 @@ def test_a_file_opened_with_the_picker_fills_its_box(page, tmp_path):
     page.evaluate("location.hash = 'metrics'")
     page.wait_for("document.getElementById('means-a').innerText === 'my.run'")
     assert mean_row(page, "map")[1:3] == ["0.3396", "0.3396"]  # A is now ranking2's file
+    # dropped onto the box: the same as opened
+    page.evaluate(
+        "(() => { const drop = new DataTransfer();"
+        f" drop.items.add(new File([{json.dumps(PRESETS['croft-ap']['data']['a'])}], 'drop.run'));"
+        " document.getElementById('a').dispatchEvent("
+        "new DragEvent('drop', {dataTransfer: drop, bubbles: true, cancelable: true})); })()"
+    )
+    page.wait_for("document.getElementById('means-a').innerText === 'my.run'")
+    page.wait_for(
+        "document.querySelector('#means tbody tr:nth-child(5)').innerText.includes('0.7153')"
+    )
 
 
 def test_a_setting_changes_the_numbers_to_the_cli_s(page, tmp_path):
@@ -263,7 +274,8 @@ def test_long_work_shows_progress_and_blocks_no_other_tab(page):
     type_into(page, "imps", "100000")
     page.evaluate("location.hash = 'interleave'")
     page.wait_for("!document.getElementById('interleave-progress').hidden", 10)
-    page.wait_for("document.getElementById('interleave-wait').innerText.startsWith('running')")
+    page.wait_for("document.getElementById('interleave-wait').innerText.includes('command 1: ')")
+    assert "irscore interleave --method=team_draft" in text(page, "#interleave-wait")
     started = time.monotonic()
     page.evaluate("location.hash = 'ranking'")
     type_into(page, "grades", "1,0,1")

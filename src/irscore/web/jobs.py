@@ -4,18 +4,22 @@ Two worker processes: one for what answers at once (Metrics, One ranking, the
 pooled collection), one for what can take long (Compare with many resamples,
 Interleaving with many impressions). A job is submitted, gets an id, and the
 page asks for its state until it is done: while it runs, how long it has run
-(the page shows that as its progress). The server's own thread never computes.
+and which of its irscore commands it runs now (the page shows both as its
+progress). The server's own thread never computes.
 """
 
 from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
+import tempfile
 import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from irscore.web import worker
@@ -29,8 +33,20 @@ class Job:
 
     kind: str
     future: Future
+    progress: Path
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
+
+    def step(self) -> tuple[int, str]:
+        """(number, command) of the command the job runs now; (0, "") before the first."""
+        try:
+            number, _, command = self.progress.read_text("utf-8").partition("\t")
+        except OSError:
+            return 0, ""
+        return (int(number), command) if number.isdigit() else (0, "")
+
+    def forget(self) -> None:
+        self.progress.unlink(missing_ok=True)
 
 
 class Jobs:
@@ -51,17 +67,24 @@ class Jobs:
         if kind not in worker.JOBS:
             raise KeyError(kind)
         lane = "long" if kind in worker.LONG else "quick"
-        future = self._pools[lane].submit(worker.run, kind, request)
+        handle, name = tempfile.mkstemp(prefix="irscore-serve-progress-")
+        os.close(handle)
+        future = self._pools[lane].submit(worker.run, kind, request, name)
         with self._lock:
             key = str(next(self._ids))
-            job = self._jobs[key] = Job(kind, future)
-            future.add_done_callback(lambda _: setattr(job, "finished", time.monotonic()))
+            job = self._jobs[key] = Job(kind, future, Path(name))
+            future.add_done_callback(lambda _: self._finished(job))
             while len(self._jobs) > KEPT:
                 oldest = next(iter(self._jobs))
                 if not self._jobs[oldest].future.done():
                     break
                 del self._jobs[oldest]
         return key
+
+    @staticmethod
+    def _finished(job: Job) -> None:
+        job.finished = time.monotonic()
+        job.forget()
 
     def state(self, key: str) -> dict[str, Any] | None:
         """{state: running, seconds} or {state: done, ok | error, seconds}; None: no such job."""
@@ -70,7 +93,14 @@ class Jobs:
         if job is None:
             return None
         if not job.future.done():
-            return {"state": "running", "kind": job.kind, "seconds": _since(job.started)}
+            number, command = job.step()
+            return {
+                "state": "running",
+                "kind": job.kind,
+                "seconds": _since(job.started),
+                "step": number,
+                "command": command,
+            }
         seconds = round((job.finished or time.monotonic()) - job.started, 3)
         try:
             result = job.future.result()
@@ -97,6 +127,9 @@ class Jobs:
             for process in workers:
                 process.terminate()
                 process.join(timeout=5)
+        with self._lock:
+            for job in self._jobs.values():
+                job.forget()
 
 
 def _since(start: float) -> float:

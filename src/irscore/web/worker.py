@@ -17,6 +17,8 @@ import json
 import math
 import os
 import re
+import signal
+import sys
 import tempfile
 import threading
 import time
@@ -32,6 +34,7 @@ ERROR = re.compile(r"irscore: error: (?P<message>.*)")
 AT_LINE = re.compile(r"^(?P<file>qrels|run_a|run_b):(?P<line>[0-9]+): ")
 NAMED = re.compile(r"^(?P<file>qrels|run_a|run_b)\b")
 LOG_SHOWN = 50  # impressions returned of the interleaving log
+PROGRESS: dict[str, Any] = {"path": None, "step": 0}  # this worker's job: its progress file
 
 
 class JobError(Exception):
@@ -47,7 +50,8 @@ class JobError(Exception):
 
 def start() -> None:
     """A worker's start: end with the server (a killed server leaves no worker
-    behind), then load the commands once, so the first job is as quick as the rest."""
+    behind; a job stopped by the server removes its folder), then load the commands
+    once, so the first job is as quick as the rest."""
     server = os.getppid()
 
     def watch() -> None:
@@ -56,6 +60,9 @@ def start() -> None:
         os._exit(0)
 
     threading.Thread(target=watch, daemon=True).start()
+    # stopped by the server while a job runs: end it as an exception, so that its
+    # temporary folder is removed on the way out
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     warm()
 
 
@@ -71,8 +78,14 @@ def warm() -> None:
 
 def irscore(argv: list[str]) -> tuple[str, list[str]]:
     """Run one irscore command in this process: its standard output and its stderr
-    lines; a JobError with the CLI's message when it fails."""
+    lines; a JobError with the CLI's message when it fails. The command is written to
+    the job's progress file first (what the page shows while it runs)."""
     from irscore.cli import main
+
+    if PROGRESS["path"]:
+        PROGRESS["step"] += 1
+        shown = " ".join(a for a in argv if not a.startswith(("-l=", "--gmax=", "-m=")))
+        Path(PROGRESS["path"]).write_text(f"{PROGRESS['step']}\tirscore {shown}", "utf-8")
 
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -97,9 +110,11 @@ def _located(message: str) -> JobError:
     return JobError(message, field, int(at["line"]) if at else None)
 
 
-def run(kind: str, request: Mapping[str, Any]) -> dict[str, Any]:
-    """One job of the page: {"ok": result} or {"error": {message, field, line}}."""
+def run(kind: str, request: Mapping[str, Any], progress: str | None = None) -> dict[str, Any]:
+    """One job of the page: {"ok": result} or {"error": {message, field, line}}; each
+    command it runs is written to `progress` (a file the server made) as it starts."""
     job = JOBS[kind]
+    PROGRESS.update(path=progress, step=0)
     with tempfile.TemporaryDirectory(prefix="irscore-serve-") as folder:
         here = os.getcwd()
         os.chdir(folder)  # the commands name their inputs as the page does: qrels, run_a

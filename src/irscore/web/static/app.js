@@ -125,7 +125,7 @@ async function job(kind, request, onWait) {
   for (;;) {
     const reply = await (await fetch(`/api/jobs/${started.id}`)).json();
     if (reply.state !== 'running') return reply;
-    if (onWait) onWait(reply.seconds);
+    if (onWait) onWait(reply);
     await new Promise((done) => setTimeout(done, POLL_MS));
   }
 }
@@ -139,8 +139,10 @@ async function runTab(tab, kind, request, show, progress) {
   const serial = (state.serial[tab] || 0) + 1;
   state.serial[tab] = serial;
   const wait = progress && setTimeout(() => { $(`${progress}-progress`).hidden = false; }, 300);
-  const reply = await job(kind, request, (seconds) => {
-    if (progress) $(`${progress}-wait`).textContent = `running for ${seconds.toFixed(1)} s…`;
+  const reply = await job(kind, request, (running) => {
+    if (!progress) return;
+    const step = running.step ? ` — command ${running.step}: ${running.command}` : '';
+    $(`${progress}-wait`).textContent = `running for ${running.seconds.toFixed(1)} s${step}`;
   });
   if (progress) {
     clearTimeout(wait);
