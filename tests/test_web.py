@@ -31,12 +31,14 @@ def server():
         yield url
 
 
-def request(url: str, path: str, body: object = None, host: str | None = None, raw=None):
-    """(status, headers, JSON or text) of one request; `host` replaces the Host header."""
+def request(url: str, path: str, body: object = None, host: str | None = None, **extra: str):
+    """(status, headers, JSON or text) of one request; `host` replaces the Host header,
+    `extra` adds headers (content_type="text/plain" is Content-Type: text/plain)."""
     parts = urllib.parse.urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-    data = raw if raw is not None else None if body is None else json.dumps(body).encode()
+    data = None if body is None else json.dumps(body).encode()
     headers = {"Host": host or parts.netloc, "Content-Type": "application/json"}
+    headers |= {name.replace("_", "-").title(): value for name, value in extra.items()}
     connection.request("GET" if data is None else "POST", path, body=data, headers=headers)
     response = connection.getresponse()
     text = response.read().decode()
@@ -71,6 +73,17 @@ def test_it_serves_127_0_0_1_and_refuses_other_hosts(server):
     status, _, body = request(server, "/", host=f"attacker.example:{port}")
     assert status == 421 and "attacker.example" in body["error"]["message"]
     assert request(server, "/api/start", host="127.0.0.1:1")[0] == 421  # another port
+
+
+def test_another_site_s_page_cannot_start_a_job(server):
+    """A page of another site can make the browser POST to 127.0.0.1 (a form, a no-cors
+    fetch): with its Origin, or as a form's text, the request is refused."""
+    body = {"qrels": QRELS, "a": RUN_A}
+    status, _, said = request(server, "/api/jobs/evaluate", body, origin="http://attacker.example")
+    assert status == 403 and "attacker.example" in said["error"]["message"]
+    status, _, said = request(server, "/api/jobs/evaluate", body, content_type="text/plain")
+    assert status == 415 and said["error"]["message"] == "the workbench's requests are JSON"
+    assert request(server, "/api/jobs/evaluate", body, origin=server.rstrip("/"))[0] == 200
 
 
 def test_every_answer_allows_no_other_origin(server):

@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from irscore import __version__
-from irscore.conventions import CHOICES, Convention
+from irscore.conventions import CHOICES, COMPAT, Convention
 from irscore.web import security, settings, worker
 from irscore.web.jobs import Jobs
 from irscore.web.presets import PRESETS
@@ -67,6 +67,7 @@ def create_app(config: Config) -> security.Guard:
             "fields": fields,
             "methods": settings.METHODS,
             "click_models": settings.CLICK_MODELS,
+            "compat": tuple(COMPAT),
         }
         return templates.TemplateResponse(request, "index.html", context)
 

@@ -5,6 +5,8 @@
   rebinding) cannot reach the workbench.
 - A request body over the cap is refused (413) with a message that says the
   size, the cap and how to raise it, before more of it is read.
+- A POST must come from this page: JSON (which another site's form cannot send)
+  and, when the browser says where from (Origin), from this address (403).
 - Every answer carries a Content Security Policy that allows nothing but this
   address (no other origin for scripts, styles, images, frames, connections),
   and says not to sniff types, not to be framed, and to send no referrer.
@@ -78,6 +80,15 @@ class Guard:
         if host not in self.hosts:
             await _answer(send, 421, f"Host {host!r} is not served here (this is irscore serve)")
             return
+        if scope["method"] not in ("GET", "HEAD"):
+            origin = headers.get(b"origin", b"").decode("latin-1")
+            if origin and origin.removeprefix("http://") not in self.hosts:
+                await _answer(send, 403, f"a request from {origin!r} is not served here")
+                return
+            kind = headers.get(b"content-type", b"").split(b";")[0].strip()
+            if kind != b"application/json":
+                await _answer(send, 415, "the workbench's requests are JSON")
+                return
         length = headers.get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.max_body:
             await _answer(send, 413, self.too_large(int(length)))

@@ -10,12 +10,13 @@ const FIELDS = {
   na: '', nb: '', k: '', rl: '1', gmax: '4', M: '', c: false, J: false,
   tie_break: 'docno_desc', ties: 'ordered', score_precision: 'float32', gain: 'linear',
   interpolation: 'trec_eval9', grades_map: 'raw', duplicates: 'error', no_relevant_topics: 'zero',
+  compat: '',
   metric: 'map', B: '10000', seed: '0', alpha: '0.05',
   mode: 'grades', grades: '3,2,3,0,1,2', extra: '', ek: '', topic: '', er: 'a',
   method: 'team_draft', clicks: 'perfect', imps: '10000', ilen: '10', iseed: '0',
 };
 const CONVENTION = ['tie_break', 'ties', 'score_precision', 'gain', 'interpolation',
-  'duplicates', 'no_relevant_topics'];
+  'duplicates', 'no_relevant_topics', 'compat'];
 const PACK_OVER = 1500; // characters of input beyond which a link packs them into `z`
 const POLL_MS = 150;
 
