@@ -11,7 +11,6 @@ import io
 import json
 import re
 import tempfile
-import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -158,10 +157,9 @@ def test_a_file_opened_with_the_picker_fills_its_box(page, tmp_path):
         " document.getElementById('a').dispatchEvent("
         "new DragEvent('drop', {dataTransfer: drop, bubbles: true, cancelable: true})); })()"
     )
-    page.wait_for("document.getElementById('means-a').innerText === 'my.run'")
-    page.wait_for(
-        "document.querySelector('#means tbody tr:nth-child(5)').innerText.includes('0.7153')"
-    )
+    rows = "[...document.querySelectorAll('#means tbody tr')]"
+    map_row = f"{rows}.find(r => r.cells[0].innerText === 'map')"
+    page.wait_for(f"{map_row}?.cells[1].innerText === '0.7153'")
 
 
 def test_a_setting_changes_the_numbers_to_the_cli_s(page, tmp_path):
