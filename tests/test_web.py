@@ -131,6 +131,19 @@ def test_upload_cap_and_files_read_at_start(tmp_path):
     )
 
 
+def test_a_file_given_at_start_that_cannot_be_read_is_one_line(tmp_path):
+    binary = tmp_path / "qrels.bin"
+    binary.write_bytes(b"\xff\xfe1 0 a 1\n")
+    for name, said in (
+        (str(tmp_path / "missing"), "No such file or directory"),
+        (str(binary), f"{binary}: not UTF-8 text (invalid start byte)"),
+    ):
+        done = subprocess.run([str(IRSCORE), "serve", name], capture_output=True, text=True)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.startswith("irscore: error: ") and said in done.stderr
+        assert len(done.stderr.splitlines()) == 1
+
+
 def test_a_request_never_names_a_server_path(server, tmp_path):
     # a path pasted as the qrels is read as the qrels' text, not opened
     done = job(server, "evaluate", {"qrels": "/etc/passwd\n", "a": RUN_A})

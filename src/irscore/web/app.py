@@ -130,9 +130,14 @@ def _error(status: int, message: str) -> Response:
 def read_start_files(paths: list[str]) -> dict[str, str]:
     """The files named on the command line (qrels, run A, run B), read now, once: the
     page gets their texts; no request can name a file of its own."""
+    from irscore.errors import InputError, display_name
+
     start: dict[str, str] = {}
     for key, path in zip(TEXT_FIELDS, paths, strict=False):
-        start[key] = Path(path).read_text(encoding="utf-8", errors="strict")
+        try:
+            start[key] = Path(path).read_text(encoding="utf-8", errors="strict")
+        except UnicodeDecodeError as err:
+            raise InputError(f"{display_name(path)}: not UTF-8 text ({err.reason})") from None
         if key != "qrels":
             start[f"n{key}"] = Path(path).name
     return start
