@@ -278,3 +278,15 @@ def test_the_docs_say_what_the_server_does():
     pyproject = (Path(worker.__file__).parents[3] / "pyproject.toml").read_text()
     for pinned in ("starlette==", "uvicorn==", "jinja2=="):
         assert pinned in pyproject
+
+
+def test_compare_job_without_b_is_irscore_compare_with_its_defaults(server, tmp_path):
+    data = presets.PRESETS["interleave"]["data"]
+    done = job(server, "compare", {**data, "metric": "map"})["ok"]
+    for name, key in (("qrels", "qrels"), ("run_a", "a"), ("run_b", "b")):
+        (tmp_path / name).write_text(data[key])
+    paths = [str(tmp_path / name) for name in ("qrels", "run_a", "run_b")]
+    printed = cli("compare", "-m", "map", "--correction", "none", "--format", "json", *paths)
+    assert "--B" not in done["command"]
+    assert done["tests"] == worker.finite(json.loads(printed))
+    assert [t["test"] for t in done["tests"]] == ["t", "wilcoxon", "randomization", "bootstrap"]

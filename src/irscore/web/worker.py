@@ -252,9 +252,10 @@ def compare(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     flags = s.convention_flags(raw)
     qrels, run_a, run_b = _inputs(request, ("qrels", "a", "b"))
     metric = s.measure(request, "metric", "map")
+    resamples = s.whole(request, "B", 0, 1, 1_000_000) if request.get("B") else None
     tests = [
         f"-m={metric}",
-        f"--B={s.whole(request, 'B', 10_000, 1, 1_000_000)}",
+        *([f"--B={resamples}"] if resamples else []),  # none: compare's own default
         f"--seed={s.whole(request, 'seed', 0, 0, 2**32 - 1)}",
         f"--alpha={s.number(request, 'alpha', 0.05, 0, 1)}",
         "--correction=none",

@@ -11,7 +11,7 @@ const FIELDS = {
   tie_break: 'docno_desc', ties: 'ordered', score_precision: 'float32', gain: 'linear',
   interpolation: 'trec_eval9', grades_map: 'raw', duplicates: 'error', no_relevant_topics: 'zero',
   compat: '',
-  metric: 'map', B: '10000', seed: '0', alpha: '0.05',
+  metric: 'map', B: '', seed: '0', alpha: '0.05',
   mode: 'grades', grades: '3,2,3,0,1,2', extra: '', ek: '', topic: '', er: 'a',
   method: 'team_draft', clicks: 'perfect', imps: '10000', ilen: '10', iseed: '0',
 };
@@ -118,16 +118,21 @@ async function readURL() {
 // ---- jobs: POST the request, then ask for its state until it is done ----
 
 async function job(kind, request, onWait) {
-  const response = await fetch(`/api/jobs/${kind}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request),
-  });
-  const started = await response.json();
-  if (!response.ok) return started;
-  for (;;) {
-    const reply = await (await fetch(`/api/jobs/${started.id}`)).json();
-    if (reply.state !== 'running') return reply;
-    if (onWait) onWait(reply);
-    await new Promise((done) => setTimeout(done, POLL_MS));
+  try {
+    const response = await fetch(`/api/jobs/${kind}`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+    });
+    const started = await response.json();
+    if (!response.ok) return started;
+    for (;;) {
+      const reply = await (await fetch(`/api/jobs/${started.id}`)).json();
+      if (reply.state !== 'running') return reply;
+      if (onWait) onWait(reply);
+      await new Promise((done) => setTimeout(done, POLL_MS));
+    }
+  } catch (failed) {
+    return { error: { message: `irscore serve does not answer (stopped?): ${failed.message}` } };
   }
 }
 
