@@ -162,6 +162,23 @@ def test_a_file_opened_with_the_picker_fills_its_box(page, tmp_path):
     page.wait_for(f"{map_row}?.cells[1].innerText === '0.7153'")
 
 
+def test_requests_made_while_a_job_runs_do_not_pile_up(page):
+    """Five evaluations asked for at once (as pauses in typing into a large input do):
+    the first runs, the last waits and runs next, the three between never start."""
+    open_view(page, "example=croft-ap", "metrics")
+    posts = lambda: sum(  # noqa: E731
+        e["params"]["request"]["url"].endswith("/api/jobs/evaluate")
+        and e["params"]["request"]["method"] == "POST"
+        for e in page.events
+    )
+    before = posts()
+    page.evaluate("document.getElementById('k').value = '3'")  # no input event: no debounce
+    page.evaluate("refreshMetrics(); refreshMetrics(); refreshMetrics(); refreshMetrics()")
+    page.wait_for("document.getElementById('means').innerText.includes('P_3')")
+    page.evaluate("new Promise(done => setTimeout(done, 1500))")
+    assert posts() - before == 2  # the first, and the last of the four
+
+
 def test_a_setting_changes_the_numbers_to_the_cli_s(page, tmp_path):
     open_view(page, "example=wiki-dcg", "metrics")
     before = mean_row(page, "map")

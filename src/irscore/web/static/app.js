@@ -21,7 +21,7 @@ const PACK_OVER = 1500; // characters of input beyond which a link packs them in
 const POLL_MS = 150;
 
 const state = { example: '', data: { qrels: '', a: '', b: '' }, dataFromExample: false,
-  results: {}, dirty: new Set(TABS), serial: {} };
+  results: {}, dirty: new Set(TABS) };
 
 function element(name) {
   return $(name);
@@ -140,22 +140,30 @@ function inputs() {
   return { qrels: $('qrels').value, a: $('a').value, b: $('b').value, settings: settings() };
 }
 
-// Run one tab's job; only the latest request of a tab is shown.
+// Run one tab's job. One job per tab at a time: a request made while one runs waits,
+// and only the latest waiting one runs next (typing into a large input piles up no
+// jobs); a result already replaced by a newer request is not shown.
+const running = {};
 async function runTab(tab, kind, request, show, progress) {
-  const serial = (state.serial[tab] || 0) + 1;
-  state.serial[tab] = serial;
+  if (running[tab]) {
+    running[tab].next = [kind, request, show, progress];
+    return null;
+  }
+  running[tab] = { next: null };
   const wait = progress && setTimeout(() => { $(`${progress}-progress`).hidden = false; }, 300);
-  const reply = await job(kind, request, (running) => {
+  const reply = await job(kind, request, (now) => {
     if (!progress) return;
-    const step = running.step ? ` — command ${running.step}: ${running.command}` : '';
-    $(`${progress}-wait`).textContent = `running for ${running.seconds.toFixed(1)} s${step}`;
+    const step = now.step ? ` — command ${now.step}: ${now.command}` : '';
+    $(`${progress}-wait`).textContent = `running for ${now.seconds.toFixed(1)} s${step}`;
   });
   if (progress) {
     clearTimeout(wait);
     $(`${progress}-progress`).hidden = true;
     $(`${progress}-wait`).textContent = '';
   }
-  if (state.serial[tab] !== serial) return null;
+  const { next } = running[tab];
+  running[tab] = null;
+  if (next) return runTab(tab, ...next);
   state.dirty.delete(tab);
   show(reply);
   return reply;
