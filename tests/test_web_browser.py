@@ -101,7 +101,7 @@ def trec_values(output: str) -> dict[str, str]:
     return {line.split()[0]: line.split()[2] for line in output.splitlines()}
 
 
-def test_metrics_presets_show_their_figures(page):
+def test_metrics_presets_show_their_figures(page, tmp_path):
     open_view(page, "example=croft-ap", "metrics")
     assert mean_row(page, "map") == ["map", "0.7153", "0.3396", "-0.3757"]  # 0.71 / 0.33
     open_view(page, "example=croft-map", "metrics")
@@ -109,6 +109,19 @@ def test_metrics_presets_show_their_figures(page):
     open_view(page, "example=pooled-trec", "metrics")
     # docs/workbench.md: bm25 on the pool, MAP 0.2504; bm25+rerank 0.5761
     assert mean_row(page, "map")[:3] == ["map", "0.2504", "0.5761"]
+    # a query of the per-query table opens each run's ranking as its grades, ? unjudged
+    page.evaluate("document.querySelector('#pq tbody tr.topic').click()")
+    page.wait_for("document.querySelectorAll('.grades-line .strip').length === 2")
+    strips = page.evaluate(
+        "[...document.querySelectorAll('.grades-line .strip')]"
+        ".map(s => [...s.children].map(g => g.innerText))"
+    )
+    data = {k: page.evaluate(f"document.getElementById('{k}').value") for k in ("qrels", "a")}
+    paths = files(tmp_path, data)
+    printed = cli("explain", paths["qrels"], paths["a"], "--topic", "401", "-k", "1000",
+                  "--format", "json")  # fmt: skip
+    assert strips[0] == [r["grade"] for r in json.loads(printed)["ranks"]]
+    assert "?" in strips[0] and len(strips[0]) == 20  # 20 documents, some below the pool
 
 
 def test_ranking_presets_show_their_figures(page, tmp_path):

@@ -235,6 +235,9 @@ def ranking(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
         k = s.whole(request, "ek", len(grades.split(",")), 1, 100_000)
         where = [f"--grades={grades}"] + ([f"--missed={missed}"] if missed else [])
     argv = ["explain", *where, f"-k={k}", *flags]
+    if s.flag(request, "brief"):  # the per-query table's strip of grades: the JSON alone
+        data, _ = irscore([*argv, "--format=json"])
+        return {"explain": json.loads(data), "command": " ".join(["irscore", *argv])}
     data, _ = irscore([*argv, "--format=json", "--plot=explain.svg"])
     text, _ = irscore(argv)
     return {

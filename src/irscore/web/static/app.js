@@ -351,7 +351,8 @@ async function openTopic(row) {
   const topic = row.dataset.topic;
   const lines = [];
   for (const key of state.results.metrics.runs.b ? ['a', 'b'] : ['a']) {
-    const reply = await job('ranking', { ...inputs(), mode: 'data', run: key, topic, ek: '1000' });
+    const reply = await job('ranking',
+      { ...inputs(), mode: 'data', run: key, topic, ek: '1000', brief: 'true' });
     const line = document.createElement('div');
     line.classList.add('grades-line');
     const label = document.createElement('span');
