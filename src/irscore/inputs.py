@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from irscore import arrow_compute as ac
 from irscore import trec
 from irscore.errors import InputError, shown
 
@@ -203,8 +203,8 @@ def _coded(column: pd.Series, what: str, place: Place) -> pd.Categorical:
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes, labels = column.cat.codes.to_numpy(), column.cat.categories
     elif _arrow_strings(column.dtype):
-        encoded = pc.dictionary_encode(trec.one_array(pa.array(column)))
-        codes = pc.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
+        encoded = ac.dictionary_encode(trec.one_array(pa.array(column)))
+        codes = ac.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
         codes = codes.to_numpy()
         labels = pd.Index(encoded.dictionary.to_pandas())
     else:
@@ -233,7 +233,7 @@ def _mostly_distinct(column: pd.Series) -> bool:
         return False
     values = trec.one_array(pa.array(column))
     sample = values.take(trec._arrow(np.linspace(0, len(values) - 1, _SAMPLE).astype(np.int64)))
-    return len(pc.unique(sample)) > _SAMPLE // 2
+    return len(ac.unique(sample)) > _SAMPLE // 2
 
 
 def _plain_strings(column: pd.Series, what: str, place: Place = _row) -> pd.Series:
@@ -255,10 +255,10 @@ def _bad_ids(strings: pa.Array) -> tuple[pa.Array | None, str]:
     if not _maybe_blank(strings):
         return None, ""
     for pattern, problem in ((_CONTROL, "holds a control character"), (_SPACE, "")):
-        bad = pc.match_substring_regex(strings, pattern)
+        bad = ac.matches(strings, pattern)
         if not problem:
-            bad, problem = pc.or_(bad, pc.equal(strings, "")), "is empty or contains whitespace"
-        if pc.any(bad).as_py():
+            bad, problem = ac.or_(bad, ac.equal(strings, "")), "is empty or contains whitespace"
+        if ac.any_true(bad):
             return bad, problem
     return None, ""
 
