@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import cached_property, partial
@@ -860,6 +859,8 @@ def evaluate(
 
     length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
     makers = chunk_makers(qrels, run, -(-length // 2) if length >= THREADED_ROWS else None)
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(len(makers)) as pool:
         chunks = list(pool.map(scored, makers))
     tables, not_computed, first = [], {}, None

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -163,6 +162,8 @@ def _columns(
         if plain and field == "docno" and _mostly_distinct(columns[field]):
             return _plain_strings(columns[field], f"{what} {field}", place)
         return _strings(columns[field], f"{what} {field}", place)
+
+    from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:  # Arrow encodes Arrow-backed columns without the GIL
         columns.update(zip(ids, pool.map(checked, ids), strict=True))

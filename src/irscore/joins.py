@@ -14,7 +14,6 @@ A DataFrame's docnos come already coded (its categories or a factorisation);
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,6 +124,8 @@ def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:
     def half(rows: np.ndarray) -> tuple[np.ndarray, ...]:
         order, topic_start, new = _sorted(topic[rows], taken(docno, rows))
         return rows[order], topic_start, new
+
+    from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
         parts = list(pool.map(half, halves))
