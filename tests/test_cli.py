@@ -234,6 +234,26 @@ def test_evaluate_in_trec_format_loads_no_pandas(tmp_path):
     assert done.stdout == "6 False\n", done.stderr
 
 
+@pytest.mark.parametrize(
+    "flags", [["-q", "-m", "all_trec"], ["-c", "-m", "official"], ["-J", "-q", "-l", "2"]]
+)
+def test_evaluate_from_files_skips_the_costly_imports(tmp_path, flags):
+    """From files, `evaluate` runs Arrow's kernels through irscore.arrow_compute: neither
+    pyarrow.compute (its ~290 wrappers cost ~40 ms) nor pandas is imported."""
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n1 0 b 2\n2 0 c 1\n")
+    run.write_text("1 Q0 b 1 0.9 t\n1 Q0 a 2 0.9 t\n1 Q0 x 3 0.1 t\n")
+    code = (
+        "import io, sys, contextlib; from irscore.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    main(['evaluate', *{flags!r}, {str(qrels)!r}, {str(run)!r}])\n"
+        "costly = [m for m in ('pandas', 'pyarrow.compute') if m in sys.modules]\n"
+        "print(bool(out.getvalue()), costly)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout == "True []\n", done.stderr
+
+
 def test_the_fast_exit_flushes_every_line_and_keeps_the_codes(tmp_path):
     """`python -m irscore` ends with os._exit after flushing: a long output through a
     buffered pipe arrives whole (3,000 topics x 1 measure + the `all` line), and so do

@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import cached_property, partial
@@ -18,9 +17,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from irscore import arrow_compute as ac
 from irscore import joins, measures, trec
 from irscore.conventions import REFERENCE, Convention
 from irscore.errors import InputError
@@ -49,7 +48,7 @@ class Labels:
     def __getitem__(self, index):
         if isinstance(index, int | np.integer):
             return self.array[int(index)].as_py()
-        return self.array.take(pa.array(np.asarray(index))).to_numpy(zero_copy_only=False)
+        return ac.take(self.array, pa.array(np.asarray(index))).to_numpy(zero_copy_only=False)
 
 
 @dataclass(frozen=True)
@@ -266,7 +265,7 @@ def _strings(frame: Frame, column: str) -> pa.Array:
     if isinstance(frame, trec.Records):
         values = frame.table[column]
         chunks = [
-            c.dictionary.take(c.indices) if pa.types.is_dictionary(c.type) else c
+            ac.take(c.dictionary, c.indices) if pa.types.is_dictionary(c.type) else c
             for c in values.chunks
         ]
         if not chunks:
@@ -274,9 +273,9 @@ def _strings(frame: Frame, column: str) -> pa.Array:
         return chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)
     series = frame[column]
     if not _is_categorical(series) and str(series.dtype) in _ARROW_STRING_TYPES:
-        return trec.one_array(pa.array(series)).cast(pa.string())
+        return ac.cast(trec.one_array(pa.array(series)), pa.string())
     (codes, labels), *_ = _labelled(frame, column)
-    return labels.take(trec._arrow(codes))
+    return ac.take(labels, trec._arrow(codes))
 
 
 _ARROW_STRING_TYPES = ("str", "string", "string[pyarrow]", "large_string[pyarrow]")
@@ -307,9 +306,9 @@ def _shared_codes(
     distinct label, not per row.
     """
     parts = [part for column in columns for part in column]
-    labels = [part[1].cast(pa.string()) for part in parts]
-    union = pc.dictionary_encode(pa.concat_arrays(labels))
-    sorted_indices = pc.sort_indices(union.dictionary)
+    labels = [ac.cast(part[1], pa.string()) for part in parts]
+    union = ac.dictionary_encode(pa.concat_arrays(labels))
+    sorted_indices = ac.sort_indices(union.dictionary)
     order = trec.numpy_view(sorted_indices)
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
@@ -322,7 +321,7 @@ def _shared_codes(
             out[row : row + len(codes)] = label_codes[start : start + len(label)][codes]
             row, start = row + len(codes), start + len(label)
         recoded.append(out)
-    return recoded, union.dictionary.take(sorted_indices)
+    return recoded, ac.take(union.dictionary, sorted_indices)
 
 
 def map_grades(grades: np.ndarray, mapping: str) -> np.ndarray:
@@ -351,7 +350,7 @@ def _numeric_key(p: Prepared, notes: Notes) -> np.ndarray:
     Numbers compare exactly (as decimals), so long integer ids do not collide
     the way they would as float64. Each distinct docno is parsed once.
     """
-    encoded = pc.dictionary_encode(p.run_docno.array)
+    encoded = ac.dictionary_encode(p.run_docno.array)
     labels = encoded.dictionary.to_pylist()
     numbers = [_decimal(docno) for docno in labels]
     codes = trec.numpy_view(encoded.indices)
@@ -901,6 +900,8 @@ def evaluate(
 
     length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
     makers = chunk_makers(qrels, run, -(-length // 2) if length >= THREADED_ROWS else None)
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(len(makers)) as pool:
         chunks = list(pool.map(scored, makers))
     tables, not_computed, first = [], {}, None
@@ -987,7 +988,7 @@ def write_long_table(path: str, table: pd.DataFrame) -> None:
     """Write the long table as TSV, whole or not at all; values as the shortest text
     that reads back to the same double (Arrow's: `1`, `0.25`, `1e-05`, `nan`)."""
     columns = {
-        name: pa.Array.from_pandas(table[name]).cast(pa.string()) for name in LONG_COLUMNS[:-1]
+        name: ac.cast(pa.Array.from_pandas(table[name]), pa.string()) for name in LONG_COLUMNS[:-1]
     }
     columns["value"] = pa.array(table["value"].to_numpy(dtype=np.float64))
     options = pa_csv.WriteOptions(include_header=False, delimiter="\t", quoting_style="none")
@@ -1014,5 +1015,5 @@ def read_long_table(path: str, means_only: bool = False) -> pd.DataFrame:
         ),
     )
     if means_only:
-        table = table.filter(pc.equal(table["topic"], "all"))
+        table = table.filter(ac.equal(table["topic"], "all"))
     return table.to_pandas()

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from irscore import arrow_compute as ac
 from irscore import trec
 from irscore.errors import InputError, shown
 
@@ -174,6 +173,8 @@ def _columns(
             return _plain_strings(columns[field], f"{what} {field}", place)
         return _strings(columns[field], f"{what} {field}", place)
 
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(2) as pool:  # Arrow encodes Arrow-backed columns without the GIL
         columns.update(zip(ids, pool.map(checked, ids), strict=True))
     return columns, place
@@ -236,8 +237,8 @@ def _coded(column: pd.Series, what: str, place: Place) -> pd.Categorical:
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes, labels = column.cat.codes.to_numpy(), column.cat.categories
     elif _arrow_strings(column.dtype):
-        encoded = pc.dictionary_encode(trec.one_array(pa.array(column)))
-        codes = pc.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
+        encoded = ac.dictionary_encode(trec.one_array(pa.array(column)))
+        codes = ac.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
         codes = codes.to_numpy()
         labels = pd.Index(encoded.dictionary.to_pandas())
     else:
@@ -266,7 +267,7 @@ def _mostly_distinct(column: pd.Series) -> bool:
         return False
     values = trec.one_array(pa.array(column))
     sample = values.take(trec._arrow(np.linspace(0, len(values) - 1, _SAMPLE).astype(np.int64)))
-    return len(pc.unique(sample)) > _SAMPLE // 2
+    return len(ac.unique(sample)) > _SAMPLE // 2
 
 
 def _plain_strings(column: pd.Series, what: str, place: Place = _row) -> pd.Series:
@@ -288,10 +289,10 @@ def _bad_ids(strings: pa.Array) -> tuple[pa.Array | None, str]:
     if not _maybe_blank(strings):
         return None, ""
     for pattern, problem in ((_CONTROL, "holds a control character"), (_SPACE, "")):
-        bad = pc.match_substring_regex(strings, pattern)
+        bad = ac.matches(strings, pattern)
         if not problem:
-            bad, problem = pc.or_(bad, pc.equal(strings, "")), "is empty or contains whitespace"
-        if pc.any(bad).as_py():
+            bad, problem = ac.or_(bad, ac.equal(strings, "")), "is empty or contains whitespace"
+        if ac.any_true(bad):
             return bad, problem
     return None, ""
 
