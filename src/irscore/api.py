@@ -539,23 +539,7 @@ def _narrow(table: pd.DataFrame, narrowed: Mapping[str, set[str]]) -> pd.DataFra
     """Drop the measures of narrowed families that were not asked for by name."""
     from irscore.measures.groups import narrowed as narrow
 
-<<<<<<< HEAD
     return narrow(table, narrowed)
-=======
-    measure = table["measure"].astype(str)
-    keep = measure == measure  # every row, until a narrowed family drops some
-    for family, wanted in narrowed.items():
-        in_family = measure.str.startswith(family + "_")
-        absent = sorted(wanted - set(measure[in_family]))
-        if absent:
-            import difflib
-
-            close = difflib.get_close_matches(absent[0], sorted(set(measure)), n=5, cutoff=0.6)
-            hint = f"; close names: {', '.join(close)}" if close else ""
-            raise MeasureError(f"unknown measure {absent[0]!r}{hint}")
-        keep &= ~in_family | measure.isin(wanted)
-    return table[keep.to_numpy()].reset_index(drop=True)
->>>>>>> speed
 
 
 def _qrels(qrels: QrelsInput, records: bool = False) -> pd.DataFrame | Records:

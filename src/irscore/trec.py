@@ -760,7 +760,7 @@ def _check_unique_judgments(
     error naming the second judgment's line."""
     subtopic = None
     if layout.name == "trec" and raw.num_rows:
-        second = pc.dictionary_encode(one_array(raw[_field(layout, 1)]))
+        second = ac.dictionary_encode(one_array(raw[_field(layout, 1)]))
         subtopic = second if len(second.dictionary) > 1 else None
     if raw.num_rows < 2:
         return subtopic
