@@ -55,6 +55,8 @@ STATS = ("tests/test_stats.py",)
 API = ("tests/test_joins.py", "tests/test_api.py")
 COMMON = "src/irscore/cli/common.py"
 EVALUATE = "src/irscore/engine/evaluate.py"
+PEER_NAMES = "src/irscore/engine/measures/peer_names.py"
+PEERS = ("tests/test_peer_names.py", "tests/test_peer_values.py")
 
 MUTATIONS = [
     # the command line drops a flag on the floor
@@ -334,6 +336,31 @@ MUTATIONS = [
         "pc.match_substring_regex(shown, _SPACE)",
         'pc.match_substring_regex(shown, " ")',
         API,
+    ),
+    # a peer's name read under the wrong convention, or its measure miscounted
+    Mutation(
+        "RR@k breaks ties as trec_eval, not msmarco",
+        "measures",
+        PEER_NAMES,
+        '_IRM_SORTED = (*_IRM, ("score_precision", "float64"), ("tie_break", "docno_asc"))',
+        '_IRM_SORTED = (*_IRM, ("score_precision", "float64"))',
+        PEERS,
+    ),
+    Mutation(
+        "ranx names averaged over the run's topics",
+        "measures",
+        PEER_NAMES,
+        '_RANX = (("topics", "all_qrels"), ("score_precision", "float64"))',
+        '_RANX = (("score_precision", "float64"),)',
+        PEERS,
+    ),
+    Mutation(
+        "Judged@k always over k",
+        "measures",
+        "src/irscore/engine/measures/counts.py",
+        "safe_divide(at_cutoff(r, running, k), np.minimum(k, r.lengths))",
+        "at_cutoff(r, running, k) / k",
+        PEERS,
     ),
 ]
 

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -318,7 +320,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
             print()
             api = shapes_api.run(folder, args.quick, args.repeat)
     if args.out:
-        args.out.write_text(json.dumps({"shapes": results, "api": api}, indent=1) + "\n")
+        how = {"repeat": args.repeat, "quick": args.quick, "trec_eval": trec_eval}
+        how["when"] = time.strftime("%Y-%m-%d", time.gmtime())
+        how["cores"] = os.cpu_count()
+        how["commit"] = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        figures = {"measured": how, "shapes": results, "api": api}
+        args.out.write_text(json.dumps(figures, indent=1) + "\n")
     return results
 
 

@@ -71,6 +71,8 @@ class Browser:
         self._serial = 0
         self._timeout = timeout
         self._session: str | None = None
+        self.events: list[dict] = []  # the page's events of the kinds in `recorded`
+        self.recorded: set[str] = set()
         target = self.send("Target.createTarget", url="about:blank")["targetId"]
         self._session = self.send("Target.attachToTarget", targetId=target, flatten=True)[
             "sessionId"
@@ -107,6 +109,8 @@ class Browser:
                 if "error" in reply:
                     raise BrowserError(f"{method}: {reply['error']}")
                 return reply.get("result", {})
+            if "method" in reply and reply["method"] in self.recorded:
+                self.events.append(reply)
 
     def _read(self) -> dict:
         deadline = time.monotonic() + self._timeout

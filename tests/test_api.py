@@ -84,7 +84,13 @@ def test_measure_names_printed_and_requested():
 
 @pytest.mark.parametrize(
     ("name", "close"),
-    [("ndcg10", "ndcg_cut_10"), ("P@10", "P_10"), ("mapp", "map"), ("iprec_at_recall_0.55", "")],
+    [
+        ("ndcg10", "ndcg_cut_10"),
+        ("nDCG10@", "in ir_measures / ranx syntax: nDCG@10"),
+        ("P@1O", "P@10"),
+        ("mapp", "map"),
+        ("iprec_at_recall_0.55", ""),
+    ],
 )
 def test_unknown_measure_lists_close_names(name, close):
     with pytest.raises(MeasureError, match=f"unknown measure '{re.escape(name)}'") as err:

@@ -99,7 +99,7 @@ def test_duplicate_document_and_unknown_measure_exit_2(tmp_path):
         "evaluate", "--duplicates", "first", "-m", "P.1", str(qrels), str(run)
     )
     assert status == 0 and out == "P_1                   \tall\t1.0000\n"
-    status, out, err = run_cli("evaluate", "-m", "P@10", str(qrels), str(run))
+    status, out, err = run_cli("evaluate", "-m", "P@1O", str(qrels), str(run))
     assert status == 2 and out == "" and "unknown measure" in err
 
 
@@ -160,8 +160,8 @@ def test_command_line_loads_no_heavy_library():
 
 
 def test_compare_spells_the_tests_of_stats():
-    from irscore.analysis import stats
     from irscore.cli import compare
+    from irscore.analysis import stats
 
     assert compare.TESTS == stats.TESTS
 
@@ -232,6 +232,26 @@ def test_evaluate_in_trec_format_loads_no_pandas(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     # 3 lines for topic 1 and 3 for all: map = P@2 at a = 1/2, P@1 = 0, ndcg = 1/log2(3)
     assert done.stdout == "6 False\n", done.stderr
+
+
+@pytest.mark.parametrize(
+    "flags", [["-q", "-m", "all_trec"], ["-c", "-m", "official"], ["-J", "-q", "-l", "2"]]
+)
+def test_evaluate_from_files_skips_the_costly_imports(tmp_path, flags):
+    """From files, `evaluate` runs Arrow's kernels through irscore.engine.arrow_compute: neither
+    pyarrow.compute (its ~290 wrappers cost ~40 ms) nor pandas is imported."""
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n1 0 b 2\n2 0 c 1\n")
+    run.write_text("1 Q0 b 1 0.9 t\n1 Q0 a 2 0.9 t\n1 Q0 x 3 0.1 t\n")
+    code = (
+        "import io, sys, contextlib; from irscore.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    main(['evaluate', *{flags!r}, {str(qrels)!r}, {str(run)!r}])\n"
+        "costly = [m for m in ('pandas', 'pyarrow.compute') if m in sys.modules]\n"
+        "print(bool(out.getvalue()), costly)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout == "True []\n", done.stderr
 
 
 def test_the_fast_exit_flushes_every_line_and_keeps_the_codes(tmp_path):

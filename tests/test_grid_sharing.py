@@ -23,7 +23,8 @@ from irscore.engine.evaluate import (
 )
 from irscore.engine.measures import MeasureSpec
 
-evaluate_module = importlib.import_module("irscore.engine.evaluate")  # `irscore.evaluate` is the API's
+# the module (`irscore.evaluate` is the API's function)
+evaluate_module = importlib.import_module("irscore.engine.evaluate")
 GRID = conventions_from_config(
     {**DEFAULT_GRID, "grades_cleverdon": {"grades": "cranfield_cleverdon"}}
 )

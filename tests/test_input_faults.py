@@ -281,10 +281,10 @@ CASES = [
         r"/dev/zero:1: line longer than 1 MiB \(1048576 bytes\); IRSCORE_MAX_LINE raises",
         argv=("evaluate", "{q}", "/dev/zero"),
     ),
-    error(
-        "run one-line JSON dict",
-        {"r": json.dumps({str(t): {f"d{i}": 1.0 for i in range(40)} for t in range(3)}).encode()},
-        WHERE + r"r:1: line longer than 200 bytes",
+    error(  # a JSON run is read whole (run_files), its values checked as a line's
+        "run one-line JSON dict, a score not a number",
+        {"r": json.dumps({str(t): {f"d{i}": "x" for i in range(40)} for t in range(3)}).encode()},
+        WHERE + r"r: topic '0', docno 'd0': score 'x' is not a number",
         env={"IRSCORE_MAX_LINE": str(LIMIT)},
     ),
     error(
@@ -435,8 +435,8 @@ CASES = [
     Case(
         "measure with parameters quoted whole",
         {},
-        ("evaluate", "-m", "RBP(p=0.8)", "{q}", "{r}"),
-        stderr=(r"irscore: error: unknown measure 'RBP\(p=0\.8\)'",),
+        ("evaluate", "-m", "RBQ(p=0.8)", "{q}", "{r}"),
+        stderr=(r"irscore: error: unknown measure 'RBQ\(p=0\.8\)'",),
         api=False,
     ),
     Case(
@@ -533,7 +533,7 @@ API_ARGS = [case for case in CASES if case.api and case.argv[:3] == ("evaluate",
 
 @pytest.mark.parametrize("case", API_ARGS, ids=[case.name for case in API_ARGS])
 def test_api_with_paths_says_what_the_command_line_says(case, tmp_path, monkeypatch):
-    """irscore.evaluate on the case's files: the CLI's error as an InputError, its
+    """irscore.engine.evaluate on the case's files: the CLI's error as an InputError, its
     warnings and notes as Python warnings, its value."""
     status, out, err = in_process(case, tmp_path, monkeypatch)
     *_, qrels, run = case.command(tmp_path)

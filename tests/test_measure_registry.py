@@ -18,6 +18,7 @@ from irscore.engine.measures import MeasureError, MeasureSpec, spec_from_config
 from irscore.engine.measures.registry import (
     AGGREGATES,
     ALL_FAMILIES,
+    BY_NAME,
     CUTOFF_FAMILIES,
     EXPECTED_FAMILIES,
     FAMILIES,
@@ -44,17 +45,18 @@ def _measures_valid(entry: dict) -> bool:
 def test_schema_names_exactly_the_registered_families():
     assert set(MEASURES["properties"]["families"]["items"]["enum"]) == set(ALL_FAMILIES)
     (pattern,) = MEASURES["patternProperties"]
-    qrels = JUDGMENTS["qrels"]  # the workflow's measures: those a qrels computes
+    # the workflow's measures: those a qrels computes, the peers' (computed when named) aside
+    qrels = JUDGMENTS["qrels"] - BY_NAME
     cutoffs = set(CUTOFF_FAMILIES) & qrels
     assert set(re.fullmatch(r"\^\((.*)\)\$", pattern).group(1).split("|")) == cutoffs
     others = (set(PARAMETRISED) & qrels) - cutoffs - TEXT_FAMILIES  # a text: no long table
-    assert set(MEASURES["properties"]) - {"families"} == others
+    assert set(MEASURES["properties"]) - {"families", "names"} == others
 
 
 def test_schema_accepts_every_family_and_parameter_and_rejects_unknown_ones():
     entry = {
         "families": sorted(ALL_FAMILIES),
-        **{name: [1, 5] for name in CUTOFF_FAMILIES if name in JUDGMENTS["qrels"]},
+        **{name: [1, 5] for name in CUTOFF_FAMILIES if name in JUDGMENTS["qrels"] - BY_NAME},
         "Rprec_mult": [0.5, 1.5],
         "iprec_at_recall": [0.25, 0.5],
         "11pt_avg": [0.5, 0.25],
@@ -65,7 +67,10 @@ def test_schema_accepts_every_family_and_parameter_and_rejects_unknown_ones():
         "rbp_resid": {"p": 0.8},
     }
     assert {"Rprec_mult", "utility", "set_F", "relative_P"} <= set(entry)
-    assert set(entry) - {"families"} == (set(PARAMETRISED) & JUDGMENTS["qrels"]) - TEXT_FAMILIES
+    assert (
+        set(entry) - {"families"}
+        == (set(PARAMETRISED) & JUDGMENTS["qrels"]) - TEXT_FAMILIES - BY_NAME
+    )
     assert _measures_valid(entry)
     spec = spec_from_config(entry)  # what the schema lets through, the registry reads
     assert spec.relative_P == (1, 5) and spec.Rprec_mult == (0.5, 1.5)

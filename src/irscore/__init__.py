@@ -1,19 +1,27 @@
 """irscore: reproducible offline retrieval evaluation.
 
-The Python API is `irscore.evaluate`, `irscore.compare` and `irscore.audit`
-(see `irscore.api`); a bad input raises `irscore.InputError`. `import irscore`
-loads no numerical library, the first call does.
+The Python API is `irscore.evaluate`, `irscore.iter_evaluate`, `irscore.compare`,
+`irscore.audit` and `irscore.write_run` (see `irscore.api`); a bad input raises
+`irscore.InputError`. `import irscore` loads no numerical library, the first call does.
 """
 
 import sys
 import types
 
-from irscore.api import audit, compare, evaluate
+from irscore.api import audit, compare, evaluate, iter_evaluate, write_run
 from irscore.engine.conventions import Convention
 from irscore.engine.errors import InputError
 
 __version__ = "0.1.0"
-__all__ = ["Convention", "InputError", "audit", "compare", "evaluate"]
+__all__ = [
+    "Convention",
+    "InputError",
+    "audit",
+    "compare",
+    "evaluate",
+    "iter_evaluate",
+    "write_run",
+]
 _API = {"audit": audit, "compare": compare, "evaluate": evaluate}
 
 

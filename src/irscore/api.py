@@ -12,22 +12,20 @@ cheap; numpy, pandas and the evaluation load on the first call.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
-import tempfile
 import warnings
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from irscore.engine.conventions import DEFAULT_GRID, Convention, ConventionError
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from irscore.analysis.systems_table import SystemsTable
     from irscore.engine.inputs import QrelsInput, RunInput
-    from irscore.engine.measures import MeasureSpec
+    from irscore.engine.measures.groups import Group
     from irscore.engine.trec import Records
     from irscore.report.own_runs import AuditResult
 
@@ -46,7 +44,9 @@ def evaluate(
     `qrels` is a path, a DataFrame, a dict `{qid: {docno: grade}}` or `irds:ID`;
     `runs` is one run (path, DataFrame, dict `{qid: {docno: score}}`) or a
     mapping name -> run. `measures` are trec_eval names (`"map"`, `"P_10"`,
-    `"ndcg_cut.5,10"`, `"official"`; default: trec_eval's default set).
+    `"ndcg_cut.5,10"`, `"official"`; default: trec_eval's default set) or
+    ir_measures / ranx names (`"nDCG@10"`, `"mrr@10"`), each scored under the
+    convention its peer follows and printed as given (`irscore.measures()`).
     `convention` is a name from the spec (`"tie_expected"`, `"judged_only"`,
     ...), a `Convention`, a mapping of changed fields, or a list of these,
     scored on one parse of each run. Returns the columns run, convention,
@@ -64,18 +64,29 @@ def evaluate(
     from irscore.engine.evaluate import concat_long
     from irscore.engine.evaluate import evaluate as evaluate_grid
     from irscore.engine.input_checks import overlap
+    from irscore.engine.subtopics import for_request
 
-    spec, narrowed = measure_spec(measures)
+    groups = measure_groups(measures)
     grid = conventions(convention)
+    from concurrent.futures import ThreadPoolExecutor
+
     with freed_memory_kept(), ThreadPoolExecutor(1) as pool:  # qrels read beside the runs
         pending = pool.submit(_qrels, qrels, True)
         try:
             named = _runs(runs, records=True)
         finally:
             qrels_table = pending.result()  # a bad qrels is the error, as when read first
-        tables = [evaluate_grid(qrels_table, r, grid, spec, name) for name, r in named.items()]
+        families = set().union(*(g.spec.families for g in groups))
+        qrels_table, said = for_request(qrels_table, families)
+        tables = [
+            _renamed(evaluate_grid(qrels_table, r, _changed(grid, g), g.spec, name), g)
+            for name, r in named.items()
+            for g in groups
+        ]
+    if said:
+        warnings.warn(said, stacklevel=2)
     qrels_name = _source(qrels_table, "qrels")
-    for (name, run), scored in zip(named.items(), tables, strict=True):
+    for (name, run), scored in zip(named.items(), tables[:: len(groups)], strict=True):
         for warning in overlap(_source(run, name), qrels_name, scored.attrs["notes"]):
             warnings.warn(warning, stacklevel=2)
     missing: dict[str, set[str]] = {}
@@ -87,13 +98,161 @@ def evaluate(
     table = concat_long(tables)
     if not per_topic:
         table = table[table["topic"] == "all"].reset_index(drop=True)
-    return _narrow(table, narrowed)
+    return table
+
+
+class TopicValue(NamedTuple):
+    """One measure's value for one topic, as `iter_evaluate` yields them (ir_measures'
+    iter_calc yields the same three fields as query_id, measure, value)."""
+
+    topic: str
+    measure: str
+    value: float
+
+
+def iter_evaluate(
+    qrels: QrelsInput,
+    run: RunInput | Iterable[tuple[str, str, float]],
+    measures: str | Sequence[str] | None = None,
+    convention: ConventionInput = "reference",
+    rows: int = 1 << 18,
+) -> Iterator[TopicValue]:
+    """Per-topic values as they are computed, for runs too large to hold:
+    `TopicValue(topic, measure, value)`, topic by topic (no mean: `evaluate` has it).
+
+    `run` is what `evaluate` takes (read once, then scored about `rows` results at
+    a time, so what is built per result lives for one such chunk), or an iterable
+    of (qid, docno, score) tuples (ir_measures' ScoredDoc too), consumed about
+    `rows` results at a time, which must come topic by topic (a topic seen again
+    after others is an error). Topics come in byte order of their ids within a
+    chunk; under `all_qrels` the judged topics without results come last.
+
+    >>> import irscore
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    >>> results = iter([("q1", "a", 0.5), ("q1", "x", 0.9), ("q2", "b", 1.0)])
+    >>> list(irscore.iter_evaluate(qrels, results, ["recip_rank"]))
+    [TopicValue(topic='q1', measure='recip_rank', value=0.5), \
+TopicValue(topic='q2', measure='recip_rank', value=1.0)]
+    """
+    from irscore.engine.evaluate import chunk_makers, topic_values
+    from irscore.engine.measures.registry import has_topic_rows
+
+    groups = measure_groups(measures)
+    if len(groups) != 1:
+        raise ValueError(
+            "iter_evaluate takes measures of one convention: trec_eval's names, or one "
+            "peer's (evaluate takes a mix)"
+        )
+    (group,) = groups
+    spec, narrowed = group.spec, group.narrowed
+    grid = _changed(conventions(convention), group)
+    if len(grid) != 1:
+        raise ConventionError("iter_evaluate takes one convention")
+    c = grid[0]
+
+    def kept(name: str) -> bool:
+        family = next((f for f in narrowed if name.startswith(f + "_")), None)
+        return has_topic_rows(name) and (family is None or name in narrowed[family])
+
+    def given(name: str) -> list[str]:
+        """The names the user gave for irscore's measure `name` (a peer's, or its own)."""
+        return [name] if group.renames is None else group.renames.get(name, [])
+
+    def scored(prepared) -> Iterator[TopicValue]:
+        part = topic_values(prepared, c, spec)
+        names = [(name, shown) for name in part.values if kept(name) for shown in given(name)]
+        for i, topic in enumerate(part.topics.tolist()):
+            for name, shown in names:
+                yield TopicValue(str(topic), shown, float(part.values[name][i]))
+
+    if _is_stream(run):
+        yield from _streamed(_qrels(qrels), run, c, rows, scored)
+        return
+    qrels_table = _qrels(qrels, True)
+    named = _runs(run, records=True)
+    if len(named) != 1:
+        raise ValueError("iter_evaluate takes one run (evaluate takes a mapping of runs)")
+    (records,) = named.values()
+    for make in chunk_makers(qrels_table, records, rows):
+        yield from scored(make())
+
+
+def _is_stream(run: Any) -> bool:
+    """True for an iterable of results (not a path, a DataFrame or a dict run)."""
+    import pandas as pd
+
+    return not isinstance(run, str | os.PathLike | pd.DataFrame | Mapping) and isinstance(
+        run, Iterable
+    )
+
+
+def _streamed(qrels, results, c: Convention, rows: int, scored) -> Iterator[TopicValue]:
+    """`iter_evaluate` of an iterable of (qid, docno, score): chunks of whole topics, each
+    scored against its topics' judgments; -c's judged topics never seen, at the end."""
+    import pandas as pd
+
+    from irscore.engine.errors import InputError
+    from irscore.engine.evaluate import prepare
+    from irscore.engine.inputs import qrels_frame, run_frame
+
+    judged = qrels_frame(qrels) if not isinstance(qrels, pd.DataFrame) else qrels
+    judged_topics = judged["topic"].astype(str)
+    seen: set[str] = set()
+    chunk: list[tuple[str, str, float]] = []
+    current = None
+
+    def flush() -> Iterator[TopicValue]:
+        frame = run_frame(pd.DataFrame(chunk, columns=["topic", "docno", "score"]), "results")
+        topics = set(frame["topic"].astype(str))
+        part = judged[judged_topics.isin(topics).to_numpy()]
+        seen.update(topics)
+        chunk.clear()
+        if len(part):  # a chunk of topics without judgments scores nothing
+            yield from scored(prepare(part, frame))
+
+    for row, result in enumerate(results):
+        fields = tuple(result)
+        if len(fields) != 3:
+            raise InputError(f"results row {row}: expected (qid, docno, score), got {result!r}")
+        topic = str(fields[0])
+        if topic != current:
+            if topic in seen:
+                raise InputError(
+                    f"results row {row}: topic {topic} comes again after other topics "
+                    "(iter_evaluate reads results topic by topic)"
+                )
+            if len(chunk) >= rows:
+                yield from flush()
+            if current is not None:
+                seen.add(current)
+            current = topic
+        chunk.append((topic, str(fields[1]), fields[2]))
+    if chunk:
+        yield from flush()
+    if c.complete:
+        unseen = judged[~judged_topics.isin(seen).to_numpy()]
+        if len(unseen):
+            empty = run_frame(pd.DataFrame(columns=["topic", "docno", "score"]), "results")
+            yield from scored(prepare(unseen, empty))
+
+
+def write_run(path: str | os.PathLike, run: RunInput) -> None:
+    """Write a run (any form `evaluate` takes) as its file name says: `.json` as
+    `{qid: {docno: score}}` (pytrec_eval's, ranx's), `.parquet` with ranx's columns
+    (q_id, doc_id, score, rank, tag), anything else as a TREC run; atomically."""
+    from irscore.engine import run_files, trec
+
+    (frame,) = _runs(run).values()
+    if Path(path).suffix.lower() in (".json", ".parquet", ".parq"):
+        run_files.write(path, frame)
+    else:
+        trec.write_run(path, frame)
 
 
 def compare(
     qrels: QrelsInput,
-    run_a: RunInput,
-    run_b: RunInput,
+    run_a: RunInput | Mapping[str, RunInput] | Sequence[RunInput],
+    run_b: RunInput | None = None,
     measure: str | Sequence[str] | None = None,
     tests: str | Sequence[str] = "all",
     convention: ConventionInput = "reference",
@@ -101,7 +260,9 @@ def compare(
     seed: int = 0,
     alpha: float = 0.05,
     correction: str = "holm",
-) -> pd.DataFrame:
+    baseline: str | None = None,
+    all_pairs: bool = False,
+) -> pd.DataFrame | SystemsTable:
     """Paired tests of run B against run A, topic by topic: the table `irscore compare` prints.
 
     One row per measure and test (default measures: map, P_10, ndcg_cut_10,
@@ -112,6 +273,14 @@ def compare(
     bootstrap; `B` resamples (default 100000 / 10000). The input checks (topics
     one run lacks, topics without judgments) are in `table.attrs["checks"]`,
     which p-values the correction spanned in `table.attrs["correction"]`.
+
+    Given many runs instead (a mapping name -> run, or a list, named by their
+    tags), the systems table `irscore compare` prints for them: a
+    `systems_table.SystemsTable` (`.means`, `.marks`, `.tests`, `.footnote`,
+    `.checks`; `.markdown()` is the text printed) of each run against
+    `baseline` (a name; default the first run), or of every pair with
+    `all_pairs`, under one test (`"all"`: the t-test; `"tukey"`: Tukey's HSD
+    over all the runs, which adjusts its own p-values).
 
     >>> import irscore
     >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
@@ -124,36 +293,84 @@ def compare(
     >>> table.attrs["correction"]
     "Holm over the paired t-test's 1 p-value, one per measure"
     """
-    from irscore.analysis import comparison
     from irscore.analysis.audit import correction_scope
+    from irscore.analysis import comparison
 
-    spec, narrowed = measure_spec(measure if measure is not None else comparison.DEFAULT_MEASURES)
+    groups = measure_groups(measure if measure is not None else comparison.DEFAULT_MEASURES)
     grid = conventions(convention)
     if len(grid) != 1:
         raise ConventionError("compare takes one convention")
+    if run_b is None:
+        return _systems(
+            qrels,
+            run_a,
+            groups,
+            grid[0],
+            tests,
+            B,
+            seed,
+            alpha,
+            correction,
+            baseline,
+            all_pairs,
+        )
+    if baseline is not None or all_pairs:
+        raise ValueError("baseline and all_pairs are for many runs: compare(qrels, runs, ...)")
     chosen = _tests(tests)
     runs = _runs_named_by_tag(_runs({"A": run_a, "B": run_b}))
     result, scored = comparison.compare_runs(
-        _qrels(qrels),
-        list(runs.items()),
-        spec,
-        grid[0],
-        chosen,
-        B,
-        seed,
-        alpha,
-        correction,
-        wanted=lambda m: (
-            not any(
-                m.startswith(family + "_") and m not in names for family, names in narrowed.items()
-            )
-        ),
+        _qrels(qrels), list(runs.items()), groups, grid[0], chosen, B, seed, alpha, correction
     )
     _warn_not_computed(scored.not_computed)
-    result = _narrow(result, narrowed)
     result.attrs["checks"] = scored.checks
     result.attrs["correction"] = correction_scope(correction, result)
     return result
+
+
+def _systems(
+    qrels, runs, groups, convention, tests, B, seed, alpha, correction, baseline, all_pairs
+) -> SystemsTable:
+    """`compare` of many runs: the systems table of `irscore compare`, from its functions."""
+    from dataclasses import replace
+
+    from irscore.analysis.comparison import score_groups
+    from irscore.analysis import systems_table, tukey
+
+    named_runs = _named_runs(runs)
+    if not named_runs and (isinstance(runs, Mapping | str) or not isinstance(runs, Sequence)):
+        raise ValueError("compare(qrels, runs): runs is a mapping name -> run or a list of runs")
+    if named_runs:
+        named = _runs(runs)
+    else:  # named by their tags, as the command line names them
+        named = _runs_named_by_tag(_runs({f"run{i + 1}": run for i, run in enumerate(runs)}))
+    if len(named) < 2:
+        raise ValueError("compare needs at least two runs")
+    if baseline is not None and all_pairs:
+        raise ValueError("baseline and all_pairs exclude each other")
+    if baseline is not None and baseline not in named:
+        raise ValueError(f"baseline {baseline!r}: not one of the runs ({', '.join(named)})")
+    test = "t" if tests == "all" else tests
+    if not isinstance(test, str) or test not in (*_tests("all"), tukey.TEST):
+        raise ValueError(
+            f"the systems table takes one test (t, wilcoxon, randomization, "
+            f"bootstrap or tukey), got {tests!r}"
+        )
+    scored = score_groups(_qrels(qrels), list(named.items()), groups, convention)
+    _warn_not_computed(scored.not_computed)
+    table = systems_table.build(
+        scored.table,
+        list(named),
+        scored.measures,
+        None if all_pairs else baseline or next(iter(named)),
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        B=B,
+        seed=seed,
+        convention=replace(convention, name="reference"),
+    )
+    table.tests["convention"] = convention.name
+    return replace(table, checks=list(scored.checks))
 
 
 def audit(
@@ -165,6 +382,7 @@ def audit(
     seed: int = 0,
     alpha: float = 0.05,
     tests: str | Sequence[str] = "t",
+    measures: str | Sequence[str] = (),
 ) -> AuditResult:
     """What every convention does to your runs: `irscore audit` from Python.
 
@@ -173,7 +391,9 @@ def audit(
     convention audit, tie-break table, 11-point curves, paired tests (`tests`:
     a name, a list or `all`; B and seed for the resampling ones) and
     plots under `out` (default: a temporary folder, removed afterwards: the
-    summary's last line then says so). Returns the summary the command prints
+    summary's last line then says so); `measures` are audited beside the headline
+    ones (trec_eval's printed names, or ir_measures' and ranx's under each
+    convention with the decisions their peer fixes). Returns the summary the command prints
     (`.summary`), the convention audit table (`.conventions`), the tie-break
     table (`.ties`) and the flipped conclusions (`.flips`).
 
@@ -199,10 +419,13 @@ def audit(
         runs = _runs_named_by_tag(_runs({f"run{i + 1}": run for i, run in enumerate(runs)}))
     named = _runs(runs)
     qrels_table = _qrels(qrels)
+    extra = [measures] if isinstance(measures, str) else list(measures)
     if out is not None:
-        return audit_runs(qrels_table, named, out, grid, B, seed, alpha, chosen)
+        return audit_runs(qrels_table, named, out, grid, B, seed, alpha, chosen, extra)
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="irscore-audit-") as folder:
-        result = audit_runs(qrels_table, named, folder, grid, B, seed, alpha, chosen)
+        result = audit_runs(qrels_table, named, folder, grid, B, seed, alpha, chosen, extra)
     kept = f"written under {folder}/\n"
     summary = result.summary.removesuffix(kept) + "files not kept: out=FOLDER writes them there\n"
     return dataclasses.replace(result, summary=summary)
@@ -245,6 +468,8 @@ def _one_convention(item: ConventionInput) -> Convention:
         return item
     if isinstance(item, str):
         if item not in DEFAULT_GRID:
+            import difflib
+
             close = difflib.get_close_matches(item, DEFAULT_GRID, n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise ConventionError(
@@ -259,30 +484,49 @@ def _one_convention(item: ConventionInput) -> Convention:
     raise ConventionError(f"a convention is a name, a Convention or a mapping, got {type(item)}")
 
 
-def measure_spec(measures: str | Sequence[str] | None) -> tuple[MeasureSpec, dict[str, set[str]]]:
-    """The MeasureSpec of trec_eval measure names (`irscore.engine.measures.requests.parse_names`),
-    and the families narrowed to some of their measures (`iprec_at_recall_0.50`).
+def measure_groups(measures: str | Sequence[str] | None) -> list[Group]:
+    """The measures as groups scored under one convention each (`irscore.measures.
+    groups.plan`): trec_eval names, then ir_measures and ranx names by the convention
+    their peer follows; the text measures (relstring) left out with a warning.
 
-    >>> spec, _ = measure_spec(["P_5", "P_10", "ndcg_cut.10"])
-    >>> spec.P, spec.ndcg_cut, sorted(spec.families)
-    ((5, 10), (10,), ['P', 'ndcg_cut'])
+    >>> [sorted(g.spec.families) for g in measure_groups(["P_5", "ndcg_cut.10", "RR@10"])]
+    [['P', 'ndcg_cut'], ['recip_rank_cut']]
     """
+    from irscore.engine.measures.groups import plan
     from irscore.engine.measures.registry import TEXT_FAMILIES
-    from irscore.engine.measures.requests import parse_names
 
     names = [measures] if isinstance(measures, str) else list(measures or ["official"])
-    spec, missing, narrowed = parse_names(names)
-    if missing:
-        warnings.warn(f"not computed yet: {', '.join(missing)}", stacklevel=3)
-    text = sorted(spec.families & TEXT_FAMILIES)
-    if text:
-        warnings.warn(
-            f"{', '.join(text)} is text, which a long table cannot hold; not computed "
-            "(irscore evaluate -q prints it)",
-            stacklevel=3,
-        )
-        spec = spec.with_families(spec.families - set(text))
-    return spec, narrowed
+    groups = plan(names)
+    for g in groups:
+        if g.missing:
+            warnings.warn(f"not computed yet: {', '.join(g.missing)}", stacklevel=3)
+        text = sorted(g.spec.families & TEXT_FAMILIES)
+        if text:
+            warnings.warn(
+                f"{', '.join(text)} is text, which a long table cannot hold; not computed "
+                "(irscore evaluate -q prints it)",
+                stacklevel=3,
+            )
+            g.spec = g.spec.with_families(g.spec.families - set(text))
+    return groups
+
+
+def _changed(grid: Sequence[Convention], group: Group) -> list[Convention]:
+    """The conventions under a group's changes (each keeps its name)."""
+    from irscore.engine.measures.groups import changed
+
+    return [changed(c, group.changes) for c in grid]
+
+
+def _renamed(table: pd.DataFrame, group: Group) -> pd.DataFrame:
+    """A group's long table with its measures as they were named (trec_eval names
+    narrowed to those asked for, peer names as given)."""
+    from irscore.engine.measures.groups import rename_table
+
+    attrs = dict(table.attrs)
+    out = rename_table(_narrow(table, group.narrowed), group.renames)
+    out.attrs.update(attrs)
+    return out
 
 
 def _warn_not_computed(families: Sequence[str], convention: str = " this convention") -> None:
@@ -293,21 +537,9 @@ def _warn_not_computed(families: Sequence[str], convention: str = " this convent
 
 def _narrow(table: pd.DataFrame, narrowed: Mapping[str, set[str]]) -> pd.DataFrame:
     """Drop the measures of narrowed families that were not asked for by name."""
-    if not narrowed:
-        return table
-    from irscore.engine.measures import MeasureError
+    from irscore.engine.measures.groups import narrowed as narrow
 
-    measure = table["measure"].astype(str)
-    keep = measure == measure  # every row, until a narrowed family drops some
-    for family, wanted in narrowed.items():
-        in_family = measure.str.startswith(family + "_")
-        absent = sorted(wanted - set(measure[in_family]))
-        if absent:
-            close = difflib.get_close_matches(absent[0], sorted(set(measure)), n=5, cutoff=0.6)
-            hint = f"; close names: {', '.join(close)}" if close else ""
-            raise MeasureError(f"unknown measure {absent[0]!r}{hint}")
-        keep &= ~in_family | measure.isin(wanted)
-    return table[keep.to_numpy()].reset_index(drop=True)
+    return narrow(table, narrowed)
 
 
 def _qrels(qrels: QrelsInput, records: bool = False) -> pd.DataFrame | Records:

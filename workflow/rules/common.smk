@@ -15,6 +15,7 @@ from irscore.pipeline.data import (
 )
 from irscore.pipeline.ideal import TAG as IDEAL
 from irscore.engine.measures import spec_from_config
+from irscore.engine.measures.groups import config_groups
 from irscore.pipeline.retrieve import DEFAULT_ANALYZER, RetrieverSpec
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -33,6 +34,7 @@ for _name, _spec in config["retrievers"].items():
         )
 conventions_from_config(config["conventions"])
 spec_from_config(config["measures"])
+config_groups(config["measures"])
 if config["conventions"].get("reference", "missing") not in ({}, None):
     raise ValueError(
         "config: conventions must include `reference: {}` (trec_eval's convention)"
@@ -165,33 +167,33 @@ def retriever_sources(wildcards):
     """The modules a run depends on: the shared retrieval code and its own model's file."""
     model = config["retrievers"][wildcards.run]["model"]
     return package_sources(
-        "pipeline/analyzers.py",
-        "pipeline/data.py",
-        "pipeline/retrieve.py",
-        "engine/trec.py",
-        "pipeline/logs.py",
-        "pipeline/retrievers/__init__.py",
-        "pipeline/retrievers/base.py",
-        "pipeline/retrievers/index.py",
-        f"pipeline/retrievers/{model}.py",
+        "analysis.py",
+        "data.py",
+        "retrieve.py",
+        "trec.py",
+        "logs.py",
+        "retrievers/__init__.py",
+        "retrievers/base.py",
+        "retrievers/index.py",
+        f"retrievers/{model}.py",
     )
 
 
 def shard_sources(wildcards):
     """The modules a shard job depends on: a run's, and the sharding code."""
-    return retriever_sources(wildcards) + package_sources("pipeline/shards.py")
+    return retriever_sources(wildcards) + package_sources("shards.py")
 
 
 def index_sources(wildcards):
     """The modules that build an index file."""
     return package_sources(
-        "pipeline/analyzers.py",
-        "pipeline/data.py",
-        "pipeline/retrieve.py",
-        "pipeline/shards.py",
-        "engine/trec.py",
-        "pipeline/logs.py",
-        "pipeline/retrievers/index.py",
+        "analysis.py",
+        "data.py",
+        "retrieve.py",
+        "shards.py",
+        "trec.py",
+        "logs.py",
+        "retrievers/index.py",
     )
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -12,6 +12,7 @@ from irscore.analysis.audit import paired_comparisons
 from irscore.engine.conventions import Convention
 from irscore.engine.evaluate import Notes, concat_long, evaluate_one, long_table, prepare
 from irscore.engine.measures import MeasureSpec, family_of
+from irscore.engine.measures.groups import Group, changed, narrowed, rename_table
 from irscore.engine.naming import few
 
 DEFAULT_MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
@@ -81,27 +82,48 @@ def paired(
     return result
 
 
+def score_groups(
+    qrels: pd.DataFrame,
+    runs: Sequence[tuple[str, pd.DataFrame]],
+    groups: Sequence[Group],
+    convention: Convention,
+) -> Scored:
+    """`score_runs` for each group of measures under its convention (the trec_eval names
+    narrowed to those asked for, peer names as given), as one Scored."""
+    tables, measures, checks, not_computed = [], [], None, []
+    for g in groups:
+        scored = score_runs(qrels, runs, g.spec, changed(convention, g.changes))
+        table = narrowed(scored.table, g.narrowed)
+        kept = set(table["measure"].astype(str))
+        tested = [m for m in scored.measures if m in kept]
+        if g.renames is not None:
+            tested = [n for m, names in g.renames.items() if m in tested for n in names]
+        tables.append(rename_table(table, g.renames))
+        measures += [m for m in tested if m not in measures]
+        checks = scored.checks if checks is None else checks  # the same under every group
+        not_computed += [n for n in scored.not_computed if n not in not_computed]
+    return Scored(concat_long(tables), checks or [], measures, not_computed)
+
+
 def compare_runs(
     qrels: pd.DataFrame,
     runs: Sequence[tuple[str, pd.DataFrame]],
-    spec: MeasureSpec,
+    groups: Sequence[Group],
     convention: Convention,
     tests: Sequence[str],
     B: int | None,
     seed: int,
     alpha: float,
     correction: str = "holm",
-    wanted: Callable[[str], bool] | None = None,
 ) -> tuple[pd.DataFrame, Scored]:
     """The paired tests of the second named run against the first, and the scored runs;
-    `wanted` picks the measures to test (a family's measures not asked for by name are
-    not tested, so the correction spans only those shown)."""
+    only the measures asked for are tested, so the correction spans those shown."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
-    scored = score_runs(qrels, runs, spec, convention)
-    measures = [m for m in scored.measures if wanted is None or wanted(m)]
+    scored = score_groups(qrels, runs, groups, convention)
     table, pair = scored.table, (runs[0][0], runs[1][0])
-    return paired(table, pair, measures, convention, tests, B, seed, alpha, correction), scored
+    result = paired(table, pair, scored.measures, convention, tests, B, seed, alpha, correction)
+    return result, scored
 
 
 def notes_lines(name: str, notes: Notes) -> list[str]:

@@ -6,8 +6,9 @@ better (worse) than the baseline; with all pairs, each system gets a letter
 and a cell lists the letters of the systems it is significantly better than
 (as ranx does). The p-values come from `audit.paired_comparisons` (any test of
 `stats.TESTS`; the table uses one) adjusted together, every system and measure
-of the table, by one of `stats.CORRECTIONS`; a footnote says which test and
-correction, over how many p-values, and alpha. The
+of the table, by one of `stats.CORRECTIONS`, or from Tukey's HSD (`tukey`:
+over all the systems, each measure on its own, adjusted by the HSD itself); a
+footnote says which test and correction, over how many p-values, and alpha. The
 best mean of each column is in bold. Markdown, LaTeX (booktabs) and CSV.
 """
 
@@ -17,7 +18,7 @@ import itertools
 import string
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,7 @@ import pandas as pd
 from irscore.analysis.audit import correction_scope, paired_comparisons
 from irscore.engine import trec
 from irscore.engine.conventions import REFERENCE, Convention
+from irscore.analysis import tukey
 
 UP, DOWN = "▲", "▼"
 
@@ -38,6 +40,22 @@ class SystemsTable:
     tests: pd.DataFrame  # one row per comparison (audit.COMPARISON_COLUMNS)
     baseline: str | None  # None: all pairs
     footnote: str
+    checks: list[str] = field(default_factory=list)  # the input checks, as compare prints them
+
+    def markdown(self, digits: int = 4) -> str:
+        """The table as `irscore compare` prints it (GitHub Markdown and the footnote)."""
+        return markdown(self, digits)
+
+    def latex(self, caption: str = "", digits: int = 4) -> str:
+        """The table as `irscore compare --format latex` prints it."""
+        return latex(self, caption, digits)
+
+    def csv(self) -> str:
+        """The table as `irscore compare --format csv` prints it."""
+        return csv(self)
+
+    def __str__(self) -> str:
+        return self.markdown()
 
 
 def build(
@@ -55,6 +73,7 @@ def build(
     """The table for `systems` (their long tables in `table`, under `convention`).
 
     With a baseline, each other system is tested against it; with None, every pair.
+    `test` is one of `stats.TESTS`, or `tukey` (Tukey's HSD over all the systems).
     """
     if baseline is not None and baseline not in systems:
         raise ValueError(f"baseline {baseline!r} is not one of the systems: {list(systems)}")
@@ -62,9 +81,14 @@ def build(
         pairs = list(itertools.combinations(systems, 2))
     else:
         pairs = [(baseline, s) for s in systems if s != baseline]
-    tests = paired_comparisons(
-        table, pairs, measures, [convention], (test,), B, seed, alpha, correction
-    )
+    if test == tukey.TEST:
+        tests = tukey.comparisons(table, systems, pairs, measures, convention, alpha)
+        scope = tukey.scope(len(systems), len(measures))
+    else:
+        tests = paired_comparisons(
+            table, pairs, measures, [convention], (test,), B, seed, alpha, correction
+        )
+        scope = correction_scope(correction, tests)
     means = pd.DataFrame(
         {m: [_mean(table, s, m, convention) for s in systems] for m in measures},
         index=pd.Index(list(systems), name="system"),
@@ -87,7 +111,7 @@ def build(
         marks,
         tests,
         baseline,
-        _footnote(baseline, correction_scope(correction, tests), alpha),
+        _footnote(baseline, scope, alpha),
     )
 
 

@@ -26,7 +26,7 @@ from irscore.cli import common
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # One line per subcommand: the module irscore.cli.NAME with `add_parser` and `run`.
-COMMANDS = ("evaluate", "compare", "audit", "explain", "interleave", "pool")
+COMMANDS = ("evaluate", "compare", "audit", "measures", "explain", "interleave", "pool", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:

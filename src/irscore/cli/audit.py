@@ -34,6 +34,13 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--B", type=int, default=10_000, help="resamples of the paired tests")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument(
+        "-m",
+        action="append",
+        metavar="MEASURE",
+        help="a measure audited beside the headline ones: trec_eval's printed name (P_7) "
+        "or ir_measures' / ranx's (nDCG@10, mrr@10; see irscore measures)",
+    )
     return parser
 
 
@@ -46,5 +53,12 @@ def run(args: argparse.Namespace) -> str:
 
     tests = TESTS if args.test == "all" else (args.test,)
     return audit_files(
-        args.qrels, args.runs, args.out, B=args.B, seed=args.seed, alpha=args.alpha, tests=tests
+        args.qrels,
+        args.runs,
+        args.out,
+        B=args.B,
+        seed=args.seed,
+        alpha=args.alpha,
+        tests=tests,
+        measures=args.m or (),
     )

@@ -7,7 +7,6 @@ import contextlib
 import errno
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, NoReturn
@@ -309,6 +308,8 @@ def matplotlib_config_dir() -> None:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"
     if all(_writable(folder) for folder in (home, cache)):
         return
+    import tempfile
+
     folder = Path(tempfile.gettempdir()) / f"irscore-matplotlib-{os.getuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)
     os.environ["MPLCONFIGDIR"] = str(folder)

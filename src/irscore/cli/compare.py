@@ -48,7 +48,10 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--baseline", help="the run (name or path) others are tested against")
     parser.add_argument("--all-pairs", action="store_true", help="test every pair of runs")
     parser.add_argument(
-        "--test", choices=(*TESTS, "all"), default="all", help="all: every test (table: t)"
+        "--test",
+        choices=(*TESTS, "all", "tukey"),
+        default="all",
+        help="all: every test (table: t); tukey: Tukey's HSD over all the runs (table only)",
     )
     parser.add_argument(
         "--correction",
@@ -78,10 +81,10 @@ def run(args: argparse.Namespace) -> str:
     import json
     from dataclasses import replace
 
-    from irscore.analysis import systems_table
-    from irscore.analysis.comparison import DEFAULT_MEASURES, paired, score_runs
+    from irscore.analysis.comparison import DEFAULT_MEASURES, paired, score_groups
     from irscore.engine import trec
-    from irscore.engine.measures import parse_requests
+    from irscore.engine.measures.groups import plan
+    from irscore.analysis import systems_table
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
@@ -89,7 +92,7 @@ def run(args: argparse.Namespace) -> str:
         raise UsageError(f"--plot {args.plot}: the file name must end in .png or .svg")
     if args.baseline and args.all_pairs:
         raise UsageError("--baseline and --all-pairs exclude each other")
-    spec, _ = parse_requests(args.m or DEFAULT_MEASURES)
+    groups = plan(args.m or DEFAULT_MEASURES, trec_eval_requests=True)
     convention = convention_from_args(args)
     check_alpha(args.alpha)
     if args.B is not None and args.B < 1:
@@ -97,12 +100,17 @@ def run(args: argparse.Namespace) -> str:
     qrels, reading = read_inputs(args, args.qrels, args.runs)
     runs = list(reading)
     names = run_names(args.runs, [str(r.table["tag"][0]) if len(r.table) else "" for r in runs])
-    scored = score_runs(qrels, list(zip(names, runs, strict=True)), spec, convention)
+    scored = score_groups(qrels, list(zip(names, runs, strict=True)), groups, convention)
     table, checks, measures = scored.table, scored.checks, scored.measures
     note_not_computed(scored.not_computed, convention)
     baseline = None if args.all_pairs else _baseline(args.baseline, args.runs, names)
     detailed = len(names) == 2 and not args.all_pairs and args.format not in TABLE_FORMATS
     tests = TESTS if args.test == "all" else (args.test,)
+    if detailed and args.test == "tukey":
+        raise UsageError(
+            "--test tukey tests many systems at once: the systems table (three runs or more, "
+            "or --format md|latex|csv)"
+        )
     if detailed:
         pair = (baseline, next(n for n in names if n != baseline))
         result = paired(

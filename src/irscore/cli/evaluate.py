@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     from irscore.engine import trec_eval_text
     from irscore.engine.errors import display_name
     from irscore.engine.input_checks import overlap
-    from irscore.engine.measures import parse_requests
+    from irscore.engine.measures.groups import changed, rename
 
     if args.v:
         print(TREC_EVAL_VERSION[trec_eval_version(args)], file=sys.stderr)
@@ -80,11 +80,8 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     _check_trec_eval_flags(args)
     _arrow_memory_back_to_the_system()
     kind = JUDGMENT_KINDS[args.R]
-    spec, missing = parse_requests(args.m or [], trec_eval_version(args), kind)
-    spec = spec.with_collection_size(args.N)
+    groups = _groups(args, kind)
     text = args.format == "trec"
-    if text and not args.q:
-        spec = _without_text(spec, args.m or [])
     if args.M is not None and args.M < 1:
         raise UsageError(f"-M takes a positive number of documents, got {args.M}")
     convention = convention_from_args(args)
@@ -94,56 +91,88 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
 
         zscores = read_zscores(args.Z)
     if args.R == "qrels":
+        from irscore.engine.subtopics import for_request
+
         qrels, _ = read_inputs(args, args.qrels, [])
+        qrels, said = for_request(qrels, set().union(*(g.spec.families for g in groups)))
+        if said:
+            print(f"irscore: note: {said}", file=sys.stderr)
     else:
         qrels = _other_judgments(args, convention)
 
     def score(path: str) -> tuple:
-        """One run read and scored: (its description under --verbose, runid, the values)."""
+        """One run read and scored: (its description under --verbose, runid, the values
+        of each group of measures, under its convention and named as asked)."""
         run = read_run(args, path)
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
         described = run.describe() if args.verbose else None
-        return described, runid, *_scored(args.R, qrels, run, convention, spec, text)
+        scored = []
+        for g in groups:
+            values, topics, means, *rest = _scored(
+                args.R, qrels, run, changed(convention, g.changes), g.spec, text
+            )
+            scored.append((rename(values, g.renames), topics, rename(means, g.renames), *rest))
+        return described, runid, scored
 
     out: list[Iterator[bytes]] = []
     results = []
     not_computed: list[str] = []
-    for path, (described, runid, values, topics, means, without_run, not_done, notes) in zip(
+    for path, (described, runid, scored) in zip(
         args.runs, workers.scored(score, args.runs), strict=True
     ):
         if described:
             print(f"irscore: {described}", file=sys.stderr)
-        if zscores is not None:
-            values, means = _as_zscores(zscores, values, topics, means, without_run, convention)
-        not_computed += not_done
-        if notes is not None:  # qrels: the checks irscore.evaluate makes too
-            for warning in overlap(display_name(path), qrels.source, notes):
-                print(f"irscore: warning: {warning}", file=sys.stderr)
-        elif len(topics) == 0:
-            raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
-        results.append((runid, values, topics, means))
-        if args.format == "trec":
-            in_run = set(topics)
-            if convention.missing_topics == "mean_only":  # trec_eval 9: no line for them
-                in_run -= set(without_run)
-            out.append(
-                trec_eval_text.lines(
-                    values,
-                    topics,
-                    means,
-                    runid if "runid" in spec.families else None,
-                    per_topic=args.q,
-                    summary=not args.n,
-                    printed_topics=in_run,
-                    zscores=zscores is not None,
+        for g, (values, topics, means, without_run, not_done, notes) in zip(
+            groups, scored, strict=True
+        ):
+            c = changed(convention, g.changes)
+            if zscores is not None:
+                values, means = _as_zscores(zscores, values, topics, means, without_run, c)
+            not_computed += not_done
+            if notes is not None and g is groups[0]:  # qrels: the checks irscore.evaluate makes
+                for warning in overlap(display_name(path), qrels.source, notes):
+                    print(f"irscore: warning: {warning}", file=sys.stderr)
+            elif notes is None and len(topics) == 0:
+                raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
+            results.append((runid, values, topics, means))
+            if args.format == "trec":
+                in_run = set(topics)
+                if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
+                    in_run -= set(without_run)
+                out.append(
+                    trec_eval_text.lines(
+                        values,
+                        topics,
+                        means,
+                        runid if "runid" in g.spec.families else None,
+                        per_topic=args.q,
+                        summary=not args.n,
+                        printed_topics=in_run,
+                        zscores=zscores is not None,
+                    )
                 )
-            )
+    missing = groups[0].missing
     if missing and args.format == "trec":
         print(f"irscore: note: not computed yet: {', '.join(missing)}", file=sys.stderr)
     note_not_computed(not_computed, convention)
     if args.format == "trec":
         return itertools.chain.from_iterable(out)
     return _table_text(results, convention, args)
+
+
+def _groups(args: argparse.Namespace, kind: str) -> list:
+    """The -m requests as groups of measures (`groups.plan`): trec_eval's first, then
+    ir_measures and ranx names, which only a qrels computes."""
+    from irscore.engine.measures.groups import plan
+
+    groups = plan(args.m or [], True, trec_eval_version(args), kind)
+    if kind != "qrels" and (len(groups) > 1 or groups[0].renames is not None):
+        raise UsageError(f"ir_measures and ranx names are computed from a qrels, not -R {args.R}")
+    for g in groups:
+        g.spec = g.spec.with_collection_size(args.N)
+        if args.format == "trec" and not args.q:
+            g.spec = _without_text(g.spec, args.m or [])
+    return groups
 
 
 # What trec_eval -v prints, as the binaries built from the v9.0.8 and v10.0 tags print it

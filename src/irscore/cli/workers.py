@@ -10,7 +10,6 @@ lines whose memory should not be doubled), is scored in this process.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import stat
@@ -31,6 +30,8 @@ def scored(score: Callable[[str], Any], paths: list[str]) -> Iterator[Any]:
     if len(paths) < 2 or (os.cpu_count() or 1) < 2 or not all(map(_moderate_file, paths)):
         yield from map(score, paths)
         return
+    import multiprocessing  # ~10 ms of start-up that one run does not need
+
     global _score
     _score = score
     try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import cached_property, partial
@@ -18,13 +17,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from irscore.engine import arrow_compute as ac
 from irscore.engine import joins, measures, trec
 from irscore.engine.conventions import REFERENCE, Convention
 from irscore.engine.errors import InputError
 from irscore.engine.measures import Context, MeasureSpec, Ranking
+from irscore.engine.subtopics import Subtopics, collapsed, has_subtopics
 
 if TYPE_CHECKING:  # pandas loads where a DataFrame is made: `irscore evaluate` needs none
     import pandas as pd
@@ -48,7 +48,7 @@ class Labels:
     def __getitem__(self, index):
         if isinstance(index, int | np.integer):
             return self.array[int(index)].as_py()
-        return self.array.take(pa.array(np.asarray(index))).to_numpy(zero_copy_only=False)
+        return ac.take(self.array, pa.array(np.asarray(index))).to_numpy(zero_copy_only=False)
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,7 @@ class Prepared:
     source: str = "run"
     run_skipped: np.ndarray | None = None  # the run's lines without a record (trec.line_of)
     run_rows: np.ndarray | None = None  # each row's row in the run, when only some are here
+    subtopics: Subtopics | None = None  # the qrels' judgments per subtopic (diversity)
     orders: dict = field(default_factory=dict, repr=False, compare=False)
     rankings: dict = field(default_factory=dict, repr=False, compare=False)
     grades: dict = field(default_factory=dict, repr=False, compare=False)
@@ -144,7 +145,11 @@ def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[]
     rows (one range when None), so that chunks can be built one at a time or on two
     threads (their work is numpy's and Arrow's, which let go of the GIL). Each chunk
     keeps every topic's label and code but only its topics' qrels and run rows;
-    `run_rows` maps its rows back to the run's lines."""
+    `run_rows` maps its rows back to the run's lines. A subtopic qrels is joined as each
+    document's highest grade; its subtopics go to the diversity measures whole."""
+    subtopics = Subtopics(qrels)
+    if has_subtopics(qrels):
+        qrels = collapsed(qrels.frame() if isinstance(qrels, trec.Records) else qrels)
     (q_topic, r_topic), topics = _shared_codes(_labelled(qrels, "topic"), _labelled(run, "topic"))
     labels = np.array(topics.to_pylist(), dtype=object)
     q_docno, r_docno = _docnos(qrels, run)
@@ -154,7 +159,11 @@ def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[]
     skipped = run.skipped if isinstance(run, trec.Records) else run.attrs.get("skipped")
     if rows is None or len(r_topic) <= rows:
         whole = (q_topic, q_docno, q_grade), (r_topic, r_docno, r_score, r_rank)
-        return [lambda: _prepared(labels, *whole, source=source, run_skipped=skipped)]
+        return [
+            lambda: _prepared(
+                labels, *whole, source=source, run_skipped=skipped, subtopics=subtopics
+            )
+        ]
     # Consecutive topic codes, about `rows` run rows each; a chunk's rows in file order.
     per_topic = np.cumsum(np.bincount(r_topic, minlength=len(labels)))
     ends = np.searchsorted(per_topic, np.arange(rows, len(r_topic), rows), "right")
@@ -172,6 +181,7 @@ def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[]
             source=source,
             run_skipped=skipped,
             run_rows=np.arange(r.start, r.stop) if isinstance(r, slice) else r,
+            subtopics=subtopics,
         )
 
     return [partial(chunk, k) for k in range(len(bounds))]
@@ -255,7 +265,7 @@ def _strings(frame: Frame, column: str) -> pa.Array:
     if isinstance(frame, trec.Records):
         values = frame.table[column]
         chunks = [
-            c.dictionary.take(c.indices) if pa.types.is_dictionary(c.type) else c
+            ac.take(c.dictionary, c.indices) if pa.types.is_dictionary(c.type) else c
             for c in values.chunks
         ]
         if not chunks:
@@ -263,9 +273,9 @@ def _strings(frame: Frame, column: str) -> pa.Array:
         return chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)
     series = frame[column]
     if not _is_categorical(series) and str(series.dtype) in _ARROW_STRING_TYPES:
-        return trec.one_array(pa.array(series)).cast(pa.string())
+        return ac.cast(trec.one_array(pa.array(series)), pa.string())
     (codes, labels), *_ = _labelled(frame, column)
-    return labels.take(trec._arrow(codes))
+    return ac.take(labels, trec._arrow(codes))
 
 
 _ARROW_STRING_TYPES = ("str", "string", "string[pyarrow]", "large_string[pyarrow]")
@@ -296,9 +306,9 @@ def _shared_codes(
     distinct label, not per row.
     """
     parts = [part for column in columns for part in column]
-    labels = [part[1].cast(pa.string()) for part in parts]
-    union = pc.dictionary_encode(pa.concat_arrays(labels))
-    sorted_indices = pc.sort_indices(union.dictionary)
+    labels = [ac.cast(part[1], pa.string()) for part in parts]
+    union = ac.dictionary_encode(pa.concat_arrays(labels))
+    sorted_indices = ac.sort_indices(union.dictionary)
     order = trec.numpy_view(sorted_indices)
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
@@ -311,7 +321,7 @@ def _shared_codes(
             out[row : row + len(codes)] = label_codes[start : start + len(label)][codes]
             row, start = row + len(codes), start + len(label)
         recoded.append(out)
-    return recoded, union.dictionary.take(sorted_indices)
+    return recoded, ac.take(union.dictionary, sorted_indices)
 
 
 def map_grades(grades: np.ndarray, mapping: str) -> np.ndarray:
@@ -340,7 +350,7 @@ def _numeric_key(p: Prepared, notes: Notes) -> np.ndarray:
     Numbers compare exactly (as decimals), so long integer ids do not collide
     the way they would as float64. Each distinct docno is parsed once.
     """
-    encoded = pc.dictionary_encode(p.run_docno.array)
+    encoded = ac.dictionary_encode(p.run_docno.array)
     labels = encoded.dictionary.to_pylist()
     numbers = [_decimal(docno) for docno in labels]
     codes = trec.numpy_view(encoded.indices)
@@ -660,8 +670,10 @@ def _missing_values(
         context = Context(c.interpolation, c.mistake, c.gmax, c.gain)
         ranking = _without_results(p, c, missing)
         fills, _ = measures.compute(ranking, spec, context, c.ties, text=True)
-        return {
-            name: _blank(name, len(missing)) if _cleared_by_trec_eval10(name) else fills[name]
+        return {  # the diversity measures: 0 (nothing retrieved covers a subtopic)
+            name: fills[name]
+            if name in fills and not _cleared_by_trec_eval10(name)
+            else _blank(name, len(missing))
             for name in names
         }
     q_grade, _ = _grades(p, c.grades)
@@ -779,9 +791,14 @@ def merged(
 def topic_values(p: Prepared, c: Convention, spec: MeasureSpec, text: bool = False) -> TopicValues:
     """The per-topic values of the topics `p` holds, -c's topics without results included
     (the text measures too with `text`)."""
-    ranking, _rows, evaluated, notes = rank(p, c)
+    ranking, rows, evaluated, notes = rank(p, c)
     context = Context(c.interpolation, c.mistake, c.gmax, c.gain)
     values, notes.not_computed = measures.compute(ranking, spec, context, c.ties, text)
+    diverse = spec.families & measures.registry.SUBTOPIC_FAMILIES
+    if diverse and c.ties == "expected":
+        notes.not_computed += sorted(diverse, key=list(measures.FAMILIES).index)
+    elif diverse:
+        values = _with_diversity(values, p, c, spec, context, ranking, rows, evaluated)
     topics = ranking.topics
     if c.no_relevant_topics == "skip":  # per-topic values do not depend on other topics
         keep = ranking.num_rel > 0
@@ -806,6 +823,29 @@ def topic_values(p: Prepared, c: Convention, spec: MeasureSpec, text: bool = Fal
         values = {name: array[order] for name, array in values.items()}
         filled = np.concatenate((filled, np.ones(len(missing), dtype=bool)))[order]
     return TopicValues(values, topics, filled, num_rel_all, notes)
+
+
+def _with_diversity(
+    values: dict[str, np.ndarray],
+    p: Prepared,
+    c: Convention,
+    spec: MeasureSpec,
+    context: Context,
+    ranking: Ranking,
+    rows: np.ndarray,
+    evaluated: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """`values` and the diversity measures of the ranked rows (the run rows the ordered
+    measures see, cut at -M, then -J), in print order."""
+    topic = p.run_topic[rows]
+    starts = np.searchsorted(topic, evaluated, "left")
+    ends = np.searchsorted(topic, evaluated, "right")
+    docnos = p.run_docno[rows] if len(rows) else np.zeros(0, dtype=object)
+    ranked = [docnos[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
+    cov = p.subtopics.coverage([str(t) for t in ranking.topics], ranked, c.rel_level)
+    values = {**values, **measures.registry.compute_diversity(cov, spec, context)}
+    order = {name: i for i, name in enumerate(measures.FAMILIES)}
+    return {n: values[n] for n in sorted(values, key=lambda n: order[measures.family_of(n).name])}
 
 
 def means_of(parts: Sequence[TopicValues], c: Convention) -> dict[str, float]:
@@ -860,6 +900,8 @@ def evaluate(
 
     length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
     makers = chunk_makers(qrels, run, -(-length // 2) if length >= THREADED_ROWS else None)
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(len(makers)) as pool:
         chunks = list(pool.map(scored, makers))
     tables, not_computed, first = [], {}, None
@@ -946,7 +988,7 @@ def write_long_table(path: str, table: pd.DataFrame) -> None:
     """Write the long table as TSV, whole or not at all; values as the shortest text
     that reads back to the same double (Arrow's: `1`, `0.25`, `1e-05`, `nan`)."""
     columns = {
-        name: pa.Array.from_pandas(table[name]).cast(pa.string()) for name in LONG_COLUMNS[:-1]
+        name: ac.cast(pa.Array.from_pandas(table[name]), pa.string()) for name in LONG_COLUMNS[:-1]
     }
     columns["value"] = pa.array(table["value"].to_numpy(dtype=np.float64))
     options = pa_csv.WriteOptions(include_header=False, delimiter="\t", quoting_style="none")
@@ -973,5 +1015,5 @@ def read_long_table(path: str, means_only: bool = False) -> pd.DataFrame:
         ),
     )
     if means_only:
-        table = table.filter(pc.equal(table["topic"], "all"))
+        table = table.filter(ac.equal(table["topic"], "all"))
     return table.to_pandas()

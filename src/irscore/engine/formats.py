@@ -15,7 +15,7 @@ import csv
 import re
 from dataclasses import dataclass
 
-RUN_FORMATS = ("auto", "trec", "csv", "tsv", "list")
+RUN_FORMATS = ("auto", "trec", "csv", "tsv", "list", "json", "parquet")
 QRELS_FORMATS = ("auto", "trec", "csv", "tsv")
 
 # Header names (lower case) of each canonical column.
@@ -55,6 +55,8 @@ class Layout:
         """The layout in words, for --verbose."""
         if self.name == "trec":
             return "TREC format"
+        if self.name in ("json", "parquet"):
+            return "JSON {qid: {docno: score}}" if self.name == "json" else "Parquet"
         kind = {"csv": "CSV", "tsv": "TSV", "list": "a whitespace-separated list"}[self.name]
         named = ", ".join(c for c in self.columns if c)
         header = "a header" if self.header else "no header"

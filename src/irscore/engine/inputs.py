@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from irscore.engine import arrow_compute as ac
 from irscore.engine import trec
 from irscore.engine.errors import InputError, shown
 
@@ -40,6 +39,7 @@ ALIASES = {
     "score": ("score",),
     "rank": ("rank",),
     "tag": ("tag", "run_id", "run"),
+    "subtopic": ("subtopic", "subtopic_id"),
 }
 
 
@@ -51,12 +51,16 @@ def _row(row: int) -> str:
 
 
 def qrels_frame(qrels: QrelsInput, what: str = "qrels") -> pd.DataFrame:
-    """Columns topic, docno (str), grade (int64), as `trec.read_qrels` returns them."""
+    """Columns topic, docno (str), grade (int64), as `trec.read_qrels` returns them, and
+    subtopic for judgments per subtopic (a `subtopic` or `subtopic_id` column, or
+    pyndeval's dict `{qid: {subtopic: {docno: grade}}}`)."""
     if isinstance(qrels, str) and qrels.startswith(IRDS_PREFIX):
         return irds_qrels(qrels[len(IRDS_PREFIX) :])
     if isinstance(qrels, str | os.PathLike):
         return trec.read_qrels(qrels)
-    columns, place = _columns(qrels, ("topic", "docno", "grade"), (), what)
+    if isinstance(qrels, Mapping) and _nested_thrice(qrels):
+        qrels = _subtopic_rows(qrels, what)
+    columns, place = _columns(qrels, ("topic", "docno", "grade"), ("subtopic",), what)
     frame = pd.DataFrame(
         {
             "topic": columns["topic"],
@@ -64,12 +68,17 @@ def qrels_frame(qrels: QrelsInput, what: str = "qrels") -> pd.DataFrame:
             "grade": _integers(columns["grade"], f"{what} relevance", place),
         }
     )
-    duplicated = frame.duplicated(["topic", "docno"])
+    key = ["topic", "docno"]
+    if "subtopic" in columns:
+        frame["subtopic"] = columns["subtopic"]
+        key.append("subtopic")
+    duplicated = frame.duplicated(key)
     if duplicated.any():
         row = int(np.flatnonzero(duplicated.to_numpy())[0])
+        within = f" subtopic {frame.at[row, 'subtopic']}" if "subtopic" in columns else ""
         raise InputError(
             f"{what} row {row}: document {frame.at[row, 'docno']} is judged twice "
-            f"for topic {frame.at[row, 'topic']}"
+            f"for topic {frame.at[row, 'topic']}{within}"
         )
     frame.attrs["source"] = what
     return frame
@@ -156,7 +165,7 @@ def _columns(
 
     else:
         raise InputError(f"{what}: expected a path, a DataFrame or a dict, got {type(table)}")
-    ids = [field for field in ("topic", "docno", "tag") if field in columns]
+    ids = [field for field in ("topic", "docno", "tag", "subtopic") if field in columns]
     plain = "rank" in optional  # a run's docnos may stay plain strings (`_plain_strings`)
 
     def checked(field: str) -> pd.Categorical | pd.Series:
@@ -164,9 +173,34 @@ def _columns(
             return _plain_strings(columns[field], f"{what} {field}", place)
         return _strings(columns[field], f"{what} {field}", place)
 
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(2) as pool:  # Arrow encodes Arrow-backed columns without the GIL
         columns.update(zip(ids, pool.map(checked, ids), strict=True))
     return columns, place
+
+
+def _nested_thrice(qrels: Mapping) -> bool:
+    """True for pyndeval's `{qid: {subtopic: {docno: grade}}}` (its first topic's first
+    value a dict)."""
+    first = next(iter(qrels.values()), None)
+    return isinstance(first, Mapping) and isinstance(next(iter(first.values()), None), Mapping)
+
+
+def _subtopic_rows(nested: Mapping, what: str) -> pd.DataFrame:
+    """`{qid: {subtopic: {docno: grade}}}` as rows topic, subtopic, docno, grade."""
+    rows = []
+    for topic, subtopics in nested.items():
+        if not isinstance(subtopics, Mapping):
+            raise InputError(f"{what}: topic {topic!r} maps to {type(subtopics)}, not a dict")
+        for subtopic, docs in subtopics.items():
+            if not isinstance(docs, Mapping):
+                raise InputError(
+                    f"{what}: subtopic {subtopic!r} of topic {topic!r} maps to {type(docs)}, "
+                    "not a dict {docno: grade}"
+                )
+            rows += [(topic, subtopic, docno, grade) for docno, grade in docs.items()]
+    return pd.DataFrame(rows, columns=["topic", "subtopic", "docno", "grade"], dtype=object)
 
 
 def _from_dict(nested: Mapping[str, Mapping[str, Any]], value: str, what: str) -> dict[str, Any]:
@@ -203,8 +237,8 @@ def _coded(column: pd.Series, what: str, place: Place) -> pd.Categorical:
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes, labels = column.cat.codes.to_numpy(), column.cat.categories
     elif _arrow_strings(column.dtype):
-        encoded = pc.dictionary_encode(trec.one_array(pa.array(column)))
-        codes = pc.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
+        encoded = ac.dictionary_encode(trec.one_array(pa.array(column)))
+        codes = ac.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
         codes = codes.to_numpy()
         labels = pd.Index(encoded.dictionary.to_pandas())
     else:
@@ -233,7 +267,7 @@ def _mostly_distinct(column: pd.Series) -> bool:
         return False
     values = trec.one_array(pa.array(column))
     sample = values.take(trec._arrow(np.linspace(0, len(values) - 1, _SAMPLE).astype(np.int64)))
-    return len(pc.unique(sample)) > _SAMPLE // 2
+    return len(ac.unique(sample)) > _SAMPLE // 2
 
 
 def _plain_strings(column: pd.Series, what: str, place: Place = _row) -> pd.Series:
@@ -255,10 +289,10 @@ def _bad_ids(strings: pa.Array) -> tuple[pa.Array | None, str]:
     if not _maybe_blank(strings):
         return None, ""
     for pattern, problem in ((_CONTROL, "holds a control character"), (_SPACE, "")):
-        bad = pc.match_substring_regex(strings, pattern)
+        bad = ac.matches(strings, pattern)
         if not problem:
-            bad, problem = pc.or_(bad, pc.equal(strings, "")), "is empty or contains whitespace"
-        if pc.any(bad).as_py():
+            bad, problem = ac.or_(bad, ac.equal(strings, "")), "is empty or contains whitespace"
+        if ac.any_true(bad):
             return bad, problem
     return None, ""
 

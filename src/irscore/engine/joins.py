@@ -14,18 +14,18 @@ A DataFrame's docnos come already coded (its categories or a factorisation);
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from irscore.engine import arrow_compute as ac
 from irscore.engine import trec
 
 NOT_JUDGED = np.iinfo(np.int64).min
 _SLICE = 1 << 20  # sorted docnos compared this many at a time: they never exist whole
 _THREADED = 1 << 18  # rows from which the sort runs in two halves on two threads
+_PACK_ROWS = 1 << 18  # rows packed at a time: a few MiB of temporaries, whatever the input
 
 
 @dataclass(frozen=True)
@@ -101,13 +101,13 @@ def join_codes(
 def _chunked(first: pa.Array, second: pa.Array) -> pa.ChunkedArray:
     """Two string arrays as one chunked array (64-bit offsets when the text passes 2 GiB)."""
     if first.type != second.type or _text_bytes(first) + _text_bytes(second) >= 2**31 - 1:
-        first, second = first.cast(pa.large_string()), second.cast(pa.large_string())
+        first, second = ac.cast(first, pa.large_string()), ac.cast(second, pa.large_string())
     return pa.chunked_array([first, second], first.type)
 
 
 def _text_bytes(array: pa.Array) -> int:
     """The bytes of text a string array holds."""
-    return pc.sum(pc.binary_length(array)).as_py() or 0
+    return ac.sum_value(ac.binary_length(array)).as_py() or 0
 
 
 def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:
@@ -124,6 +124,8 @@ def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:
     def half(rows: np.ndarray) -> tuple[np.ndarray, ...]:
         order, topic_start, new = _sorted(topic[rows], taken(docno, rows))
         return rows[order], topic_start, new
+
+    from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
         parts = list(pool.map(half, halves))
@@ -175,15 +177,18 @@ def _packed(topic: np.ndarray, docno: pa.Array) -> np.ndarray | None:
         return None
     digit = np.zeros(256, dtype=np.uint64)
     digit[present] = np.arange(1, base, dtype=np.uint64)
-    places = np.arange(width)
-    used = places < lengths[:, None]
-    matrix = np.zeros((n, width), dtype=np.uint8)
-    matrix[used] = np.asarray(text, dtype=np.uint8)[
-        (offsets[:-1, None] - offsets[0] + places)[used]
-    ]
     key = topic.astype(np.uint64)
-    for column in range(width):  # Horner's rule, one place a pass
-        key = key * np.uint64(base) + digit[matrix[:, column]]
+    starts = offsets[:-1] - offsets[0]
+    last = max(len(text) - 1, 0)
+    for first in range(0, n, _PACK_ROWS):  # in slices: the temporaries stay small
+        rows = slice(first, first + _PACK_ROWS)
+        part, begin, length = key[rows], starts[rows], lengths[rows]
+        for place in range(width):  # Horner's rule, one byte place a pass
+            at = np.minimum(begin + place, last)
+            value = digit[text[at]]
+            value[length <= place] = 0  # past the end: the NUL pad, below every byte
+            part *= np.uint64(base)
+            part += value
     return key
 
 
@@ -211,7 +216,7 @@ def _sorted_strings(
     slices, so they never exist whole."""
     table = pa.table({"t": trec._arrow(topic), "d": docno})
     sort_keys = [("t", "ascending"), ("d", "ascending")]
-    order = trec.numpy_view(pc.sort_indices(table, sort_keys=sort_keys)).view(np.int64)
+    order = trec.numpy_view(ac.sort_table_indices(table, sort_keys)).view(np.int64)
     del table
     n = len(order)
     topic_start = np.ones(n, dtype=bool)
@@ -221,9 +226,9 @@ def _sorted_strings(
     new = topic_start.copy()
     for start in range(0, n - 1, _SLICE):
         stop = min(start + _SLICE, n - 1)
-        piece = docno.take(trec._arrow(order[start : stop + 1]))
-        changed = pc.not_equal(piece.slice(1), piece.slice(0, len(piece) - 1))
-        new[start + 1 : stop + 1] |= trec.numpy_view(pc.cast(changed, pa.int8())).view(bool)
+        piece = ac.take(docno, trec._arrow(order[start : stop + 1]))
+        changed = ac.not_equal(piece.slice(1), piece.slice(0, len(piece) - 1))
+        new[start + 1 : stop + 1] |= trec.numpy_view(ac.cast(changed, pa.int8())).view(bool)
     return order, topic_start, new
 
 
@@ -232,5 +237,5 @@ def taken(strings: pa.Array | pa.ChunkedArray, rows: np.ndarray | slice) -> pa.A
     if isinstance(rows, slice):
         picked = strings.slice(rows.start, rows.stop - rows.start)
     else:
-        picked = strings.take(trec._arrow(rows))
+        picked = ac.take(strings, trec._arrow(rows))
     return trec.one_array(picked)

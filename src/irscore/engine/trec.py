@@ -18,18 +18,17 @@ import lzma
 import math
 import os
 import re
-import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from irscore.engine import arrow_compute as ac
 from irscore.engine import errors, formats, streams
 from irscore.engine.errors import InputError
 from irscore.engine.formats import Layout
@@ -104,16 +103,18 @@ class Records:
     def describe(self) -> str:
         """What was read, for --verbose."""
         packed = f", {self.compression}-compressed" if self.compression else ""
+        if "subtopic" in self.table.column_names:
+            packed += ", second column read as subtopics (topic subtopic docno grade)"
         return f"{self.source}: {self.layout.describe()}{packed}, {self.table.num_rows} records"
 
     def frame(self) -> pd.DataFrame:
         """The records as a DataFrame (topics, docnos and tags as categoricals)."""
         table = self.table
         if "docno" in table.column_names and not pa.types.is_dictionary(table["docno"].type):
-            docnos = pc.dictionary_encode(table["docno"])
+            docnos = ac.dictionary_encode(table["docno"])
             table = table.set_column(table.column_names.index("docno"), "docno", docnos)
         if "rank" in table.column_names:
-            rank = pc.cast(table["rank"], pa.int64())
+            rank = ac.cast(table["rank"], pa.int64())
             table = table.set_column(table.column_names.index("rank"), "rank", rank)
         frame = table.to_pandas()
         frame.attrs.update(source=self.source, skipped=self.skipped, bom=self.bom)
@@ -209,6 +210,8 @@ def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
     succeeds, removed when it fails, so `path` appears whole or not at all."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # ~7 ms of start-up that reading does not need
+
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
     try:
@@ -227,9 +230,16 @@ def _umask() -> int:
 
 
 def _read(path: str | os.PathLike, role: str, fmt: str) -> Records:
-    """Parse a whole input block by block into the role's canonical columns."""
+    """Parse a whole input block by block into the role's canonical columns (a run in
+    JSON or Parquet whole, `run_files`)."""
     parser = _Parser(streams.display_name(path), role, fmt)
-    with _blocks(path, lambda: parser.lines) as (blocks, compression):
+    with _blocks(path, lambda: parser.lines) as (blocks, compression, stream):
+        if role == "run" and fmt in ("auto", "json", "parquet"):
+            from irscore.engine import run_files
+
+            structured = run_files.read(stream, parser.name, compression, fmt)
+            if structured is not None:
+                return structured
         for block in blocks:
             parser.feed(block)
     return parser.records(compression)
@@ -241,7 +251,7 @@ def data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
     compression, a byte order mark skipped, lines bounded; blank and `#` lines
     skipped, bytes that are not UTF-8 an error naming the line."""
     name, line_no, position = streams.display_name(path), 0, 0
-    with _blocks(path, lambda: line_no) as (blocks, _):
+    with _blocks(path, lambda: line_no) as (blocks, _, _stream):
         for block in blocks:
             start = len(_BOM) if position == 0 and block.startswith(_BOM) else 0
             position += start
@@ -263,8 +273,9 @@ def data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
 @contextlib.contextmanager
 def _blocks(
     path: str | os.PathLike, lines: Callable[[], int]
-) -> Iterator[tuple[Iterator[bytes], str | None]]:
-    """An input's blocks of whole lines and its compression; reading faults become
+) -> Iterator[tuple[Iterator[bytes], str | None, BinaryIO]]:
+    """An input's blocks of whole lines, its compression and its (decompressed) stream,
+    which nothing has read from yet (`run_files` peeks at it); reading faults become
     one-line errors naming the input (`lines()` counts the lines already read, to name
     a line longer than the limit)."""
     name = streams.display_name(path)
@@ -272,7 +283,7 @@ def _blocks(
     try:
         with streams.open_input(path) as (stream, compression):
             try:
-                yield streams.blocks(stream, limit=limit), compression
+                yield streams.blocks(stream, limit=limit), compression, stream
             except streams.LineTooLong as err:
                 problem = f"{err}; IRSCORE_MAX_LINE raises the limit"
                 raise TrecFormatError(name, lines() + err.newlines + 1, problem) from None
@@ -398,9 +409,12 @@ class _Parser:
                     for i, column in enumerate(layout.columns)
                 }
             )
+        subtopic = None
         if self.role == "qrels":
-            _check_unique_judgments(raw, layout, skipped, self.name)
+            subtopic = _check_unique_judgments(raw, layout, skipped, self.name)
         table = _canonical(raw, layout, self.role, self.name)
+        if subtopic is not None:
+            table = table.append_column("subtopic", subtopic)
         unread = self.unread_rank[0] if self.unread_rank else None
         return Records(
             table, self.name, layout, skipped, compression, bom=self.bom, unread_rank=unread
@@ -413,7 +427,7 @@ def _plain_docnos(table: pa.Table) -> pa.Table:
     column = table["docno"]
     if not pa.types.is_dictionary(column.type):
         return table
-    plain = pa.chunked_array([c.dictionary.take(c.indices) for c in column.chunks], pa.string())
+    plain = pa.chunked_array([ac.take(c.dictionary, c.indices) for c in column.chunks], pa.string())
     return table.set_column(table.column_names.index("docno"), "docno", plain)
 
 
@@ -469,7 +483,7 @@ def _combine(tables: list[pa.Table]) -> pa.Table:
                 row += len(chunk)
             columns[name] = _arrow(values)
             continue
-        union = pc.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks]))
+        union = ac.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks]))
         recode = numpy_view(union.indices)
         codes = np.empty(sum(len(c) for c in chunks), dtype=_code_type(len(union.dictionary)))
         row = offset = 0
@@ -494,7 +508,7 @@ def _concat_strings(chunks: list[pa.Array]) -> pa.Array:
     """One string array from the blocks' (64-bit offsets past 2 GiB of text)."""
     size = sum(c.buffers()[2].size if c.buffers()[2] else 0 for c in chunks)
     if size >= 2**31 - 1:
-        chunks = [c.cast(pa.large_string()) for c in chunks]
+        chunks = [ac.cast(c, pa.large_string()) for c in chunks]
     out = pa.concat_arrays(chunks) if chunks else pa.array([], pa.string())
     chunks.clear()
     return out
@@ -601,14 +615,14 @@ def _plausible(table: pa.Table) -> bool:
     for name in table.column_names:
         for chunk in table[name].chunks:
             if pa.types.is_string(chunk.type):
-                if len(chunk) and pc.min(pc.binary_length(chunk)).as_py() == 0:
+                if len(chunk) and ac.min_value(ac.binary_length(chunk)).as_py() == 0:
                     return False
                 if name[0] != "_" and _has_control(chunk):
                     return False
                 continue
             if pa.types.is_dictionary(chunk.type):
                 labels = chunk.dictionary
-                if pc.min(pc.binary_length(labels)).as_py() == 0:  # an empty field
+                if ac.min_value(ac.binary_length(labels)).as_py() == 0:  # an empty field
                     return False
                 if name[0] != "_" and _has_control(labels):
                     return False
@@ -681,7 +695,7 @@ def _slow_columns(
             _field(layout, i): (
                 pa.array([float(v) for v in values], pa.float64())
                 if layout.columns[i] in ("rank", "score")
-                else pa.array(values, pa.string()).dictionary_encode()
+                else ac.dictionary_encode(pa.array(values, pa.string()))
             )
             for i, values in enumerate(columns)
         }
@@ -736,29 +750,51 @@ def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
     return numpy_view(array.indices), array.dictionary.to_pylist()
 
 
-def _check_unique_judgments(raw: pa.Table, layout: Layout, skipped: np.ndarray, name: str) -> None:
-    """A docno judged twice for one topic is an error naming the second judgment's line."""
+def _check_unique_judgments(
+    raw: pa.Table, layout: Layout, skipped: np.ndarray, name: str
+) -> pa.Array | None:
+    """A TREC qrels's second column, dictionary-encoded, when it takes more than one value:
+    the subtopic of each judgment to the diversity measures, as ndeval reads a subtopic
+    qrels (`topic subtopic docno grade`); None when it is one value (TREC's iteration).
+    A docno judged twice for one topic (in one subtopic, when there are several) is an
+    error naming the second judgment's line."""
+    subtopic = None
+    if layout.name == "trec" and raw.num_rows:
+        second = ac.dictionary_encode(one_array(raw[_field(layout, 1)]))
+        subtopic = second if len(second.dictionary) > 1 else None
     if raw.num_rows < 2:
-        return
+        return subtopic
     topic = numpy_view(raw["topic"].chunk(0).indices).astype(np.int64)
     doc = numpy_view(raw["docno"].chunk(0).indices).astype(np.int64)
     key = topic * max(len(raw["docno"].chunk(0).dictionary), 1) + doc
-    order = np.argsort(key, kind="stable")
-    repeat = key[order][1:] == key[order][:-1]
-    if not repeat.any():
-        return
-    row = int(order[1:][repeat].min())
-    first = int(order[np.flatnonzero(key[order] == key[row])[0]])
+    if subtopic is not None:
+        codes = numpy_view(subtopic.indices).astype(np.int64)
+        key = key * len(subtopic.dictionary) + codes
+    repeat = _first_repeat(key)
+    if repeat is None:
+        return subtopic
+    row, first = repeat
     fields = [str(raw[_field(layout, i)][row]) for i in range(len(layout.columns))]
     line = (layout.delimiter or " ").join(fields)
     topic_name, docno = fields[layout.columns.index("topic")], fields[layout.columns.index("docno")]
+    within = f" subtopic {fields[1]}" if subtopic is not None else ""
     raise TrecFormatError(
         name,
         line_of(skipped, row),
-        f"document {docno} is judged twice for topic {topic_name} "
+        f"document {docno} is judged twice for topic {topic_name}{within} "
         f"(first on line {line_of(skipped, first)})",
         line,
     )
+
+
+def _first_repeat(key: np.ndarray) -> tuple[int, int] | None:
+    """(the first row whose key an earlier row has, that earlier row), or None."""
+    order = np.argsort(key, kind="stable")
+    repeat = key[order][1:] == key[order][:-1]
+    if not repeat.any():
+        return None
+    row = int(order[1:][repeat].min())
+    return row, int(order[np.flatnonzero(key[order] == key[row])[0]])
 
 
 def _canonical(raw: pa.Table, layout: Layout, role: str, name: str) -> pa.Table:

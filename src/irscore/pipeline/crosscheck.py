@@ -15,8 +15,9 @@ import pytrec_eval
 
 from irscore.engine import trec
 from irscore.engine.conventions import Convention, conventions_from_config
-from irscore.engine.evaluate import evaluate, write_long_table
+from irscore.engine.evaluate import concat_long, evaluate, write_long_table
 from irscore.engine.measures import MIN_GEO_MEAN, MeasureSpec, spec_from_config
+from irscore.engine.measures.groups import changed, config_groups, rename_table
 from irscore.engine.measures.registry import FAMILIES, PARAMETRISED, PYTREC_EVAL_FAMILIES, family_of
 
 TOLERANCE = 1e-9
@@ -220,9 +221,16 @@ def evaluate_and_crosscheck_files(
     measures_config: dict,
 ) -> None:
     """The workflow's one job per run: read the files once, write the long table under
-    every convention, then cross-check the reference convention with pytrec_eval."""
+    every convention (with the config's ir_measures and ranx `names`, each under its
+    peer's convention within each), then cross-check the reference convention with
+    pytrec_eval."""
     qrels, run = trec.read_qrels(qrels_path), trec.read_run(run_path)
     spec = spec_from_config(measures_config)
-    table = evaluate(qrels, run, conventions_from_config(conventions), spec, run_name)
+    grid = conventions_from_config(conventions)
+    tables = [evaluate(qrels, run, grid, spec, run_name)]
+    for g in config_groups(measures_config):
+        scored = evaluate(qrels, run, [changed(c, g.changes) for c in grid], g.spec, run_name)
+        tables.append(rename_table(scored, g.renames))
+    table = concat_long(tables) if len(tables) > 1 else tables[0]
     write_long_table(eval_output, table)
     write_crosscheck(qrels, run, check_output, spec, run_path)

@@ -18,14 +18,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from irscore.analysis import ties
 from irscore.analysis.audit import conclusion_flips
 from irscore.analysis.results import Results
 from irscore.engine import trec
 from irscore.engine.conventions import DEFAULT_GRID, Convention, conventions_from_config
-from irscore.engine.evaluate import evaluate, prepare, rank, write_long_table
+from irscore.engine.evaluate import concat_long, evaluate, prepare, rank, write_long_table
 from irscore.engine.measures import spec_from_config
+from irscore.engine.measures.groups import changed, narrowed, plan, rename_table
+from irscore.engine.measures.peer_names import parse_peer_name
 from irscore.engine.naming import few
+from irscore.analysis import ties
 from irscore.report import layout
 from irscore.report.pipeline import write_run_figures, write_run_tables
 from irscore.report.settings import DPI, HEADLINE, MEASURES
@@ -40,18 +42,22 @@ def audit_files(
     seed: int = 0,
     alpha: float = 0.05,
     tests: Sequence[str] = ("t",),
+    measures: Sequence[str] = (),
 ) -> str:
     """Write every artefact under `out` and return the text summary (checks first). Without
     `out`, under a new temporary folder (made once the inputs are read, and removed again
-    if writing fails), which the summary's last line names: never the current folder."""
+    if writing fails), which the summary's last line names: never the current folder.
+    `measures`: names audited beside the headline measures (`audit_runs`)."""
     qrels = trec.read_qrels(qrels_path)
     runs = [trec.read_run(path) for path in run_paths]
     named = dict(zip(_names(run_paths, runs), runs, strict=True))
     if out is not None:
-        return audit_runs(qrels, named, out, conventions, B, seed, alpha, tests).summary
+        return audit_runs(qrels, named, out, conventions, B, seed, alpha, tests, measures).summary
     folder = tempfile.mkdtemp(prefix="irscore-audit-")
     try:
-        return audit_runs(qrels, named, folder, conventions, B, seed, alpha, tests).summary
+        return audit_runs(
+            qrels, named, folder, conventions, B, seed, alpha, tests, measures
+        ).summary
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
@@ -79,15 +85,32 @@ def audit_runs(
     seed: int = 0,
     alpha: float = 0.05,
     tests: Sequence[str] = ("t",),
+    measures: Sequence[str] = (),
 ) -> AuditResult:
-    """Score named runs under the convention grid and write every artefact under `out`."""
+    """Score named runs under the convention grid and write every artefact under `out`.
+    `measures` are audited beside the headline measures, each named as given: trec_eval's
+    names under each convention, ir_measures' and ranx's under each with the decisions
+    their peer fixes (so a convention that changes only those leaves them as they are)."""
     folder = Path(out)
     names = list(runs)
     grid = conventions_from_config(conventions)
     spec = spec_from_config(MEASURES)
+    groups = plan(list(measures)) if measures else []
+    headline = dict(HEADLINE)
+    for name in measures:
+        peer = parse_peer_name(name) if name not in HEADLINE.values() else None
+        if name not in HEADLINE.values():  # a peer's: labelled so (`nDCG@10` is a label)
+            headline[f"{name} ({peer.peer})" if peer else name] = name
     long_tables, checks = [], []
     for name, run in runs.items():
         table = evaluate(qrels, run, grid, spec, name)
+        parts = [table]
+        for g in groups:
+            scored = evaluate(qrels, run, [changed(c, g.changes) for c in grid], g.spec, name)
+            scored = rename_table(narrowed(scored, g.narrowed), g.renames)
+            known = set(table["measure"].astype(str))
+            parts.append(scored[~scored["measure"].astype(str).isin(known)])
+        table = concat_long(parts) if groups else table
         write_long_table(str(folder / "eval" / f"{name}.tsv"), table)
         long_tables.append(table)
         checks += input_checks(qrels, run, name)
@@ -95,7 +118,7 @@ def audit_runs(
     compared = len(names) > 1
     compare = {
         "pairs": list(itertools.combinations(names, 2)),
-        "measures": list(HEADLINE.values()),
+        "measures": list(dict.fromkeys(headline.values())),
         "tests": list(tests),
         "B": B,
         "seed": seed,
@@ -104,10 +127,10 @@ def audit_runs(
     }
     outputs = layout.under(str(folder), layout.run_tables(conventions, compared))
     tie_frame, audited, comparisons = write_run_tables(
-        qrels, list(runs.values()), results, HEADLINE, compare if compared else None, outputs
+        qrels, list(runs.values()), results, headline, compare if compared else None, outputs
     )
     figures = layout.under(str(folder), layout.run_figures(conventions))
-    write_run_figures(results, HEADLINE, figures, DPI)
+    write_run_figures(results, headline, figures, DPI)
     flips = conclusion_flips(comparisons) if compared else pd.DataFrame()
     summary = render_summary(checks, audited, tie_frame, flips, folder)
     return AuditResult(summary, audited, tie_frame, flips, folder)

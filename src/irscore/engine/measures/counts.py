@@ -10,6 +10,7 @@ from irscore.engine.measures.ranking import (
     at_cutoff,
     per_ranking,
     per_topic_sum,
+    safe_divide,
     topic_cumsum,
 )
 
@@ -57,3 +58,13 @@ def judged(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.n
     """judged@k: the fraction of the top k that is judged (k, not the ranking's length)."""
     running = judged_cumulative(r)
     return {f"judged_{k}": at_cutoff(r, running, k) / k for k in cutoffs}
+
+
+def judged_rate(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """ir_measures' Judged@k: documents with a qrels line (a negative grade too) in the top
+    k, over k, or over the documents retrieved when they are fewer than k."""
+    running = topic_cumsum(r, r.pool.astype(np.float64))
+    return {
+        f"judged_rate_{k}": safe_divide(at_cutoff(r, running, k), np.minimum(k, r.lengths))
+        for k in cutoffs
+    }

@@ -251,6 +251,29 @@ def ndcg(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
     return _ndcg(r, ctx, ctx.gain)
 
 
+def split_cut_gains(text: str) -> tuple[str, tuple[int, ...]]:
+    """The gain map and the cut-offs of ndcg_cut_gains' parameter `0=0,1=1,2=3@5,10`."""
+    gains, _, cutoffs = text.rpartition("@")
+    return gains, tuple(int(k) for k in cutoffs.split(","))
+
+
+def ndcg_cut_gains(r: Ranking, ctx: Context, text: str) -> dict[str, np.ndarray]:
+    """nDCG@k under a `level=gain` map (ir_measures' nDCG(gains={...})@k): the ranking and
+    the ideal cut at k, each level's gain from the map, the others their grade."""
+    from irscore.engine.measures import gain_maps  # loaded only when a map is given
+
+    gains, cutoffs = split_cut_gains(text)
+    ideal = ideal_of(r, ctx.mistake == "ideal_from_run")
+
+    def level_gain(grade: int) -> float:
+        return float(gains_of(grade, ctx.gain))
+
+    return {
+        f"ndcg_cut_gains_{gains}@{k}": gain_maps.per_topic(r, "ndcg", gains, level_gain, ideal, k)
+        for k in cutoffs
+    }
+
+
 def dcg_of(r: Ranking, ctx: Context, gains: str | None) -> dict[str, np.ndarray]:
     """trec_eval 10's dcg: the DCG that nDCG divides (m_ndcg.c)."""
     if gains is not None:
@@ -328,6 +351,15 @@ def rbp(r: Ranking, ctx: Context, text: str | None) -> dict[str, np.ndarray]:
     gain = r.grade[rows] / scale[topic]
     total = topic_sum(topic, gain * _powers(r, p)[r.rank[rows] - 1], len(r.topics))
     return {parameter_name("rbp", text): (1.0 - p) * total}
+
+
+def rbp_binary(r: Ranking, ctx: Context, text: str | None) -> dict[str, np.ndarray]:
+    """Binary RBP (ir_measures' RBP(rel=1), from cwl_eval): (1 - p) * the sum of p^(rank - 1)
+    over the relevant documents (grade at least the relevance level); p 0.9 without one."""
+    p = rbp_persistence(text)
+    rows = r.rel_rows
+    total = topic_sum(r.topic_of_row[rows], _powers(r, p)[r.rank[rows] - 1], len(r.topics))
+    return {parameter_name("rbp_bin", text): (1.0 - p) * total}
 
 
 def rbp_residual(r: Ranking, ctx: Context, text: str | None) -> dict[str, np.ndarray]:

@@ -196,11 +196,17 @@ MEASURES = {
 
 
 def per_topic(
-    r: Ranking, family: str, text: str, default: Callable[[int], float], from_run: Ranking
+    r: Ranking,
+    family: str,
+    text: str,
+    default: Callable[[int], float],
+    from_run: Ranking,
+    cutoff: int | None = None,
 ) -> np.ndarray:
     """`family` under the gain map `text` for every topic of `r` (a pooled ranking: rows
     without a qrels line have gain 0 and need not be there); `from_run` is the ranking
-    whose judged grades make the ideal (`r`, or the retrieved documents only)."""
+    whose judged grades make the ideal (`r`, or the retrieved documents only); `cutoff`
+    keeps the top k of the ranking and of the ideal (nDCG@k)."""
     pairs = parse_gains(text)
     measure = MEASURES[family]
     out = np.zeros(len(r.topics))
@@ -219,7 +225,10 @@ def per_topic(
         gains = np.zeros(int(r.lengths[t]))
         row_grade = grade[rows]
         gains[r.rank[rows] - 1] = [gain_of.get(int(g), 0.0) for g in row_grade]
-        topic = _Topic(gains, ideal_gains(levels))
+        ideal = ideal_gains(levels)
+        if cutoff is not None:
+            gains, ideal = gains[:cutoff], ideal[:cutoff]
+        topic = _Topic(gains, ideal)
         out[t] = measure(topic, r.num_rel[t] > 0) if family == "Rndcg" else measure(topic)
     return out
 

@@ -21,6 +21,16 @@ def reciprocal_rank(r: Ranking) -> np.ndarray:
     return out
 
 
+@per_ranking
+def first_relevant_rank(r: Ranking) -> np.ndarray:
+    """The rank of each topic's first relevant retrieved document, 0 when there is none."""
+    rel_rows = r.rel_rows
+    topics, first = np.unique(r.topic_of_row[rel_rows], return_index=True)
+    out = np.zeros(len(r.topics), dtype=np.int64)
+    out[topics] = r.rank[rel_rows[first]]
+    return out
+
+
 def rprec_mult_cutoffs(fraction: float, num_rel: np.ndarray) -> np.ndarray:
     """Rprec_mult's cut-off for a multiple of R: (long)(fraction * R + 0.9), as trec_eval."""
     return np.trunc(fraction * num_rel.astype(np.float64) + 0.9).astype(np.int64)
@@ -46,6 +56,30 @@ def rprec(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
 
 def recip_rank(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
     return {"recip_rank": reciprocal_rank(r)}
+
+
+def recip_rank_cut(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """RR@k (ir_measures' RR@k, ranx's mrr@k): 1 / rank of the first relevant document
+    when that rank is at most k, else 0."""
+    first = first_relevant_rank(r)
+    reciprocal = safe_divide(1.0, first)
+    return {f"recip_rank_cut_{k}": np.where(first <= k, reciprocal, 0.0) for k in cutoffs}
+
+
+def hits(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """ranx's hits@k: the relevant documents in the top k (averaged over topics, not summed)."""
+    return {f"hits_{k}": at_cutoff(r, r.cumrel, k) for k in cutoffs}
+
+
+def f1_at(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """ranx's f1@k: 2 P R / (P + R) with P = hits@k / k and R = hits@k / relevant,
+    0 without a relevant document or a hit (ranx's order of operations)."""
+    out = {}
+    for k in cutoffs:
+        found = at_cutoff(r, r.cumrel, k)
+        precision, recall = found / k, safe_divide(found, r.num_rel)
+        out[f"F1_{k}"] = 2 * safe_divide(precision * recall, precision + recall)
+    return out
 
 
 def precision_at(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:

@@ -27,6 +27,7 @@ from irscore.engine.measures import (
     avgjg,
     counts,
     dcg,
+    diversity,
     expected,
     interpolation,
     precision,
@@ -49,7 +50,8 @@ class Params:
     part, as atol), `multiples` and `levels` (numbers, sorted, distinct printed
     names: Rprec_mult's, iprec_at_recall's), `numbers` (`count` numbers, any number
     of them when None, unsorted), `named` (`name=number` pairs of `names`, trec_eval
-    10's syntax) or `gains` (`level=gain` pairs, the DCG measures'); the last three
+    10's syntax), `gains` (`level=gain` pairs, the DCG measures') or `cut_gains` (a
+    gain map and cut-offs, `0=0,1=1,2=3@5,10`: nDCG@k under a map); the last four
     are kept as their text, since trec_eval names the measure after it; `default`
     when none are given."""
 
@@ -72,10 +74,16 @@ class Family:
     prints them with -q. `text`: the per-topic values are strings (object arrays
     of str), computed only when `compute` is asked for them.
     `trec_eval`: the major versions of trec_eval computing it in its all_trec.
+    `by_name`: computed only when asked for by name (the measures of the peers' names,
+    `irscore.engine.measures.peer_names`), not among the families a config computes by default;
+    `peer`: the peer's measure it reproduces (for `irscore measures`).
     `judgments`: what the measure is computed from: a qrels (`qrels`), trec_eval's
     preferences (`prefs`: -R prefs or -R qrels_prefs; `compute` then takes the
     topics' `irscore.engine.prefs.TopicPrefs`) or judgment groups (`qrels_jg`: computed
-    per group as a topic, `irscore.engine.judgment_groups` averages the groups).
+    per group as a topic, `irscore.engine.judgment_groups` averages the groups) or judgments per
+    subtopic (`subtopics`: the diversity measures; `compute` then takes the topics'
+    `diversity.Coverage`, which `irscore.evaluate` builds from the qrels' subtopics; any
+    qrels has them, an ordinary one one per topic).
     """
 
     name: str
@@ -91,12 +99,15 @@ class Family:
     pytrec_eval: bool = True
     expected: Callable[[expected.Tied, Context, Any], dict[str, np.ndarray]] | None = None
     judgments: str = "qrels"
+    by_name: bool = False
+    peer: str = ""
 
 
 def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
     return Params("cutoffs", default)
 
 
+_DIVERSITY = Params("cutoffs", diversity.CUTOFFS)  # ndeval's 5, 10, 20
 _P = Params("named", names=("p",))  # rbp's persistence, `-m rbp.p=0.8`
 _GAINS = Params("gains")  # `-m ndcg.1=3,2=9`: the gain of each level the map names
 
@@ -156,6 +167,15 @@ FAMILIES: dict[str, Family] = {
         Family("bpref", ap.bpref_, official=True),
         Family("recip_rank", precision.recip_rank, official=True, expected=expected.recip_rank),
         Family(
+            "recip_rank_cut",
+            precision.recip_rank_cut,
+            _cutoffs((10,)),
+            trec_eval=(),
+            pytrec_eval=(),
+            by_name=True,
+            peer="ir_measures RR@k, ranx mrr@k",
+        ),
+        Family(
             "iprec_at_recall",
             interpolation.iprec_at_recall,
             Params("levels", interpolation.RECALL_LEVELS),
@@ -201,9 +221,27 @@ FAMILIES: dict[str, Family] = {
             pytrec_eval=(),
             expected=expected.ndcg_exp_cut,
         ),
+        Family(
+            "ndcg_cut_gains",
+            dcg.ndcg_cut_gains,
+            Params("cut_gains"),
+            trec_eval=(),
+            pytrec_eval=(),
+            by_name=True,
+            peer="ir_measures nDCG(gains={...})@k",
+        ),
         Family("map_cut", ap.map_cut, _cutoffs(), expected=expected.map_cut),
         Family("relative_P", precision.relative_precision, _cutoffs()),
         Family("success", precision.success, _cutoffs((1, 5, 10)), expected=expected.success),
+        *(
+            Family(
+                name, kernel, _cutoffs((10,)), trec_eval=(), pytrec_eval=(), by_name=True, peer=peer
+            )
+            for name, kernel, peer in (
+                ("hits", precision.hits, "ranx hits@k"),
+                ("F1", precision.f1_at, "ranx f1@k"),
+            )
+        ),
         Family("set_P", precision.set_precision),
         Family("set_relative_P", precision.set_relative_precision),
         Family("set_recall", precision.set_recall),
@@ -267,6 +305,15 @@ FAMILIES: dict[str, Family] = {
         Family("yaap", ap.yaap, trec_eval=(), pytrec_eval=()),
         Family("rbp", dcg.rbp, _P, trec_eval=(10,), pytrec_eval=()),
         Family("rbp_resid", dcg.rbp_residual, _P, trec_eval=(10,), pytrec_eval=()),
+        Family(
+            "rbp_bin",
+            dcg.rbp_binary,
+            _P,
+            trec_eval=(),
+            pytrec_eval=(),
+            by_name=True,
+            peer="ir_measures RBP(rel=r)",
+        ),
         Family("unj", counts.unjudged, _cutoffs((5, 10, 20)), trec_eval=(10,), pytrec_eval=()),
         Family("err", dcg.err_at, _cutoffs((20,)), trec_eval=(), pytrec_eval=()),
         Family(
@@ -276,6 +323,25 @@ FAMILIES: dict[str, Family] = {
             trec_eval=(),
             pytrec_eval=(),
             expected=expected.judged,
+        ),
+        Family(
+            "judged_rate",
+            counts.judged_rate,
+            _cutoffs((10,)),
+            trec_eval=(),
+            pytrec_eval=(),
+            by_name=True,
+            peer="ir_measures Judged@k",
+        ),
+        *(
+            Family(name, kernel, params, trec_eval=(), pytrec_eval=False, judgments="subtopics")
+            for name, kernel, params in (
+                ("alpha_ndcg", diversity.alpha_ndcg, _DIVERSITY),
+                ("err_ia", diversity.err_ia, _DIVERSITY),
+                ("nrbp", diversity.nrbp, Params("named", names=("alpha", "beta"))),
+                ("p_ia", diversity.p_ia, _DIVERSITY),
+                ("strec", diversity.strec, _DIVERSITY),
+            )
         ),
     )
 }
@@ -291,6 +357,9 @@ JUDGMENTS = {
     kind: frozenset(n for n, f in FAMILIES.items() if f.judgments == kind) | {"runid", "num_q"}
     for kind in ("qrels", "prefs", "qrels_jg")
 }
+# the diversity measures (ndeval's), which `irscore evaluate` and the API compute from a
+# qrels's subtopics (an ordinary qrels: one per topic); the workflow's config has none
+SUBTOPIC_FAMILIES = frozenset(n for n, f in FAMILIES.items() if f.judgments == "subtopics")
 # trec_eval's nicknames of sets of families, for each major version
 NICKNAMES = {
     "official": OFFICIAL,
@@ -321,9 +390,11 @@ NICKNAMES = {
     ),
     "qrels_jg": tuple(n for n in FAMILIES if n in JUDGMENTS["qrels_jg"]),
 }
-# the families a long table of a qrels can hold (runid and the texts are lines of the
-# text output only; the preference and judgment-group measures need their own files)
-ALL_FAMILIES = (IMPLEMENTED & JUDGMENTS["qrels"]) - {"runid"} - TEXT_FAMILIES
+# the families a long table of a qrels holds by default (runid and the texts are lines of
+# the text output only; the preference and judgment-group measures need their own files;
+# the peers' measures are computed when named)
+BY_NAME = frozenset(name for name, f in FAMILIES.items() if f.by_name)
+ALL_FAMILIES = (IMPLEMENTED & JUDGMENTS["qrels"]) - {"runid"} - TEXT_FAMILIES - BY_NAME
 # the trec_eval families irscore computes: the default set
 TREC_FAMILIES = frozenset(TREC_ORDER) & ALL_FAMILIES
 PARAMETRISED = {name: f.params for name, f in FAMILIES.items() if f.params is not None}
@@ -333,15 +404,32 @@ EXPECTED_FAMILIES = frozenset(name for name, f in FAMILIES.items() if f.expected
 
 
 @functools.cache
-def family_of(measure: str) -> Family:
-    """The family of a printed measure name (`P_10` -> P, `ndcg_exp_cut_5` -> ndcg_exp_cut):
-    the family of that name, else the longest family name followed by `_`."""
+def printed_family(measure: str) -> Family | None:
+    """The family of a name as irscore prints it (`P_10` -> P, `ndcg_exp_cut_5` ->
+    ndcg_exp_cut): the family of that name, else the longest family name followed by
+    `_`; None for no such family."""
     if measure in FAMILIES:
         return FAMILIES[measure]
     prefixes = [name for name in FAMILIES if measure.startswith(name + "_")]
-    if not prefixes:
+    return FAMILIES[max(prefixes, key=len)] if prefixes else None
+
+
+@functools.cache
+def family_of(measure: str) -> Family:
+    """The family of a printed measure name (`printed_family`), else the family computing
+    an ir_measures or ranx name (`nDCG@10` -> ndcg_cut); KeyError for neither."""
+    family = printed_family(measure)
+    if family is not None:
+        return family
+    from irscore.engine.measures.peer_names import MeasureError, parse_peer_name
+
+    try:
+        peer = parse_peer_name(measure)
+    except MeasureError:
+        peer = None
+    if peer is None:
         raise KeyError(f"no measure family prints {measure!r}")
-    return FAMILIES[max(prefixes, key=len)]
+    return FAMILIES[peer.family]
 
 
 def is_integer(measure: str) -> bool:
@@ -385,8 +473,8 @@ def compute(
     else:
         ranked = r.cut.pooled
     for name, family in FAMILIES.items():
-        if name not in spec.families or family.compute is None:
-            continue
+        if name not in spec.families or family.compute is None or name in SUBTOPIC_FAMILIES:
+            continue  # the diversity measures read a Coverage (`compute_diversity`)
         form = family.expected if ties == "expected" else family.compute
         if ties == "expected" and family.params == _GAINS and spec.param(name) is not None:
             form = None  # the expected forms know the convention's gains, not a map's
@@ -396,6 +484,15 @@ def compute(
             continue
         out.update(form(ranked, ctx, spec.param(name)))
     return out, not_computed
+
+
+def compute_diversity(cov: diversity.Coverage, spec: Any, ctx: Context) -> dict[str, np.ndarray]:
+    """The diversity measures of `spec` for every topic of the coverage, in print order."""
+    out: dict[str, np.ndarray] = {}
+    for name in FAMILIES:
+        if name in spec.families and name in SUBTOPIC_FAMILIES:
+            out.update(FAMILIES[name].compute(cov, ctx, spec.param(name)))
+    return out
 
 
 def why_not_computed(name: str, ties: str) -> str:

@@ -21,9 +21,10 @@ from irscore.engine.measures.registry import (
     JUDGMENTS,
     NICKNAMES,
     PARAMETRISED,
+    SUBTOPIC_FAMILIES,
     TEXT_FAMILIES,
     TREC_FAMILIES,
-    family_of,
+    printed_family,
 )
 
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
@@ -91,8 +92,11 @@ class MeasureSpec:
 
 def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
     """A MeasureSpec from config: `families` (default: all irscore computes), cut-offs
-    and parameters (`Rprec_mult: [0.5, 1.0]`, `utility: [1, -1, 0, 0]`, `set_F: 0.5`)."""
+    and parameters (`Rprec_mult: [0.5, 1.0]`, `utility: [1, -1, 0, 0]`, `set_F: 0.5`).
+    `names` (ir_measures and ranx names, scored beside: `groups.config_groups`) is
+    checked there, not part of this spec."""
     config = dict(config)
+    config.pop("names", None)
     families = frozenset(config.pop("families", ALL_FAMILIES))
     text = sorted((families | set(config)) & TEXT_FAMILIES)
     if text:
@@ -103,6 +107,11 @@ def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
     other = sorted((families | set(config)) - JUDGMENTS["qrels"], key=list(FAMILIES).index)
     if other:
         need = FAMILIES[other[0]].judgments if other[0] in FAMILIES else None
+        if need == "subtopics":
+            raise MeasureError(
+                f"measures: {', '.join(other)} are diversity measures, computed from a "
+                "subtopic qrels by irscore evaluate and the Python API, not by the workflow"
+            )
         if need is not None:
             raise MeasureError(
                 f"measures: {', '.join(other)} are computed from {need} judgments, not a "
@@ -161,10 +170,13 @@ def parse_requests(
             if name not in PARAMETRISED:
                 raise MeasureError(f"measure {name} takes no parameters (in -m {request})")
             params.setdefault(name, _parse_params(name, text))
-    other = sorted(families - JUDGMENTS[judgments], key=list(FAMILIES).index)
+    computed = JUDGMENTS[judgments] | (SUBTOPIC_FAMILIES if judgments == "qrels" else set())
+    other = sorted(families - computed, key=list(FAMILIES).index)
     if other:
         need = FAMILIES[other[0]].judgments
         flag = "-R prefs or -R qrels_prefs" if need == "prefs" else f"-R {need}"
+        if need == "subtopics":
+            flag = "a qrels (-R qrels), whose second column names subtopics"
         raise MeasureError(
             f"{', '.join(other)} cannot be computed from -R {judgments} judgments "
             f"({other[0]} needs {flag})"
@@ -195,10 +207,8 @@ def parse_names(names: Sequence[str]) -> tuple[MeasureSpec, list[str], dict[str,
             else:
                 requests.setdefault(name, [])
             continue
-        try:
-            family = family_of(name).name
-        except KeyError:
-            family = None
+        printed = printed_family(name)
+        family = None if printed is None else printed.name
         if family not in IMPLEMENTED:
             raise MeasureError(_unknown(name))
         cutoff = name[len(family) + 1 :]
@@ -237,6 +247,12 @@ def _parse_params(name: str, text: str) -> Any:
         return _parse_named(name, text, kind.names)
     if kind.kind == "gains":
         return _parse_gains(name, text)
+    if kind.kind == "cut_gains":
+        gains, at, cutoffs = text.rpartition("@")
+        if not at:
+            raise MeasureError(f"parameters of {name} are LEVEL=GAIN,...@CUTOFFS: {text!r}")
+        ks = ",".join(map(str, _parse_cutoffs(name, cutoffs)))
+        return f"{_parse_gains(name, gains)}@{ks}"
     values = _parse_floats(name, text)
     if kind.count is not None and len(values) != kind.count:
         raise MeasureError(f"{name} takes {kind.count} number(s), got {text!r}")

@@ -1,0 +1,95 @@
+"""The Arrow compute kernels this package calls, by name, without `pyarrow.compute`.
+
+Importing `pyarrow.compute` builds a Python wrapper, signature and docstring for each
+of Arrow's ~290 kernels: about 40 ms and a third of pyarrow's start-up, paid by every
+`irscore evaluate` for the dozen kernels it needs. `call_function` is the public entry
+that those wrappers call; the same C++ kernels run, so results are identical.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+from pyarrow._compute import (
+    ArraySortOptions,
+    CastOptions,
+    MatchSubstringOptions,
+    ScalarAggregateOptions,
+    SortOptions,
+    TakeOptions,
+    call_function,
+)
+
+
+def cast(values: pa.Array | pa.ChunkedArray, target: pa.DataType) -> pa.Array | pa.ChunkedArray:
+    """`values` as `target`, refusing lossy conversions (pyarrow's safe cast)."""
+    return call_function("cast", [values], CastOptions.safe(target))
+
+
+def take(values: pa.Array | pa.ChunkedArray, indices: pa.Array) -> pa.Array | pa.ChunkedArray:
+    """The elements of `values` at `indices`, bounds-checked."""
+    return call_function("take", [values, indices], TakeOptions(boundscheck=True))
+
+
+def dictionary_encode(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """`values` as dictionary codes over their distinct values in first-seen order."""
+    return call_function("dictionary_encode", [values])
+
+
+def unique(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """The distinct values in first-seen order."""
+    return call_function("unique", [values])
+
+
+def binary_length(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """The byte length of each string."""
+    return call_function("binary_length", [values])
+
+
+def min_value(values: pa.Array | pa.ChunkedArray) -> pa.Scalar:
+    """The smallest value (nulls skipped)."""
+    return call_function("min", [values], ScalarAggregateOptions())
+
+
+def sum_value(values: pa.Array | pa.ChunkedArray) -> pa.Scalar:
+    """The sum (nulls skipped; null for no values)."""
+    return call_function("sum", [values], ScalarAggregateOptions())
+
+
+def any_true(values: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether any value is true."""
+    return bool(call_function("any", [values], ScalarAggregateOptions()).as_py())
+
+
+def equal(values: pa.Array | pa.ChunkedArray, other: object) -> pa.Array | pa.ChunkedArray:
+    """Element-wise `values == other`."""
+    return call_function("equal", [values, other])
+
+
+def not_equal(values: pa.Array, other: pa.Array) -> pa.Array:
+    """Element-wise `values != other`."""
+    return call_function("not_equal", [values, other])
+
+
+def or_(left: pa.Array, right: pa.Array) -> pa.Array:
+    """Element-wise logical or (null where either is null)."""
+    return call_function("or", [left, right])
+
+
+def fill_null(values: pa.Array, fill: object) -> pa.Array:
+    """`values` with nulls replaced by `fill`."""
+    return call_function("coalesce", [values, fill])
+
+
+def matches(strings: pa.Array | pa.ChunkedArray, pattern: str) -> pa.Array | pa.ChunkedArray:
+    """Whether each string contains a match of the RE2 regular expression `pattern`."""
+    return call_function("match_substring_regex", [strings], MatchSubstringOptions(pattern))
+
+
+def sort_indices(values: pa.Array) -> pa.Array:
+    """The indices that sort `values` ascending (stable)."""
+    return call_function("array_sort_indices", [values], ArraySortOptions())
+
+
+def sort_table_indices(table: pa.Table, sort_keys: list[tuple[str, str]]) -> pa.Array:
+    """The row indices that sort `table` by `sort_keys` ((column, "ascending"|"descending"))."""
+    return call_function("sort_indices", [table], SortOptions(sort_keys))

@@ -1,0 +1,790 @@
+// The irscore workbench page: the state in the URL, jobs run by the server (the irscore
+// commands themselves), and the tables and charts drawn from what they return.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const TABS = ['data', 'metrics', 'ranking', 'compare', 'interleave'];
+const TEXTS = ['qrels', 'a', 'b'];
+// Every setting kept in the URL: its element and its default (a default is left out of links).
+const FIELDS = {
+  na: '', nb: '', k: '', rl: '1', gmax: '4', M: '', c: false, J: false,
+  tie_break: 'docno_desc', ties: 'ordered', score_precision: 'float32', gain: 'linear',
+  interpolation: 'trec_eval9', grades_map: 'raw', duplicates: 'error', no_relevant_topics: 'zero',
+  compat: '',
+  metric: 'map', B: '', seed: '0', alpha: '0.05',
+  mode: 'grades', grades: '3,2,3,0,1,2', extra: '', ek: '', topic: '', er: 'a',
+  method: 'team_draft', clicks: 'perfect', imps: '10000', ilen: '10', iseed: '0',
+};
+const CONVENTION = ['tie_break', 'ties', 'score_precision', 'gain', 'interpolation',
+  'duplicates', 'no_relevant_topics', 'compat'];
+const PACK_OVER = 1500; // characters of input beyond which a link packs them into `z`
+const POLL_MS = 150;
+
+const state = { example: '', data: { qrels: '', a: '', b: '' }, dataFromExample: false,
+  results: {}, dirty: new Set(TABS) };
+
+function element(name) {
+  return $(name);
+}
+
+function fieldValue(name) {
+  if (name === 'mode') return $('mode-data').checked ? 'data' : 'grades';
+  const el = element(name);
+  return el.type === 'checkbox' ? el.checked : el.value;
+}
+
+function setField(name, value) {
+  if (name === 'mode') {
+    $(value === 'data' ? 'mode-data' : 'mode-grades').checked = true;
+    showMode();
+    return;
+  }
+  const el = element(name);
+  if (el.type === 'checkbox') el.checked = value === true || value === '1' || value === 'true';
+  else if (el.tagName === 'SELECT' && ![...el.options].some((o) => o.value === String(value))) {
+    el.append(new Option(value, value)); // a topic not listed yet: kept until the data says
+    el.value = value;
+  } else el.value = value;
+}
+
+function settings() {
+  const out = {};
+  for (const name of ['k', 'rl', 'gmax', 'M', 'c', 'J', ...CONVENTION]) out[name] = fieldValue(name);
+  out.grades = fieldValue('grades_map');
+  return out;
+}
+
+// ---- the URL: every setting that differs from its default, the inputs, the tab ----
+
+async function pack(text) {
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream('deflate-raw'));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+async function unpack(packed) {
+  const base64 = packed.replace(/-/g, '+').replace(/_/g, '/');
+  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  return new Response(stream).text();
+}
+
+async function linkParams() {
+  const params = new URLSearchParams();
+  if (state.example) params.set('example', state.example);
+  if (!state.dataFromExample) {
+    const texts = Object.fromEntries(TEXTS.map((t) => [t, $(t).value]));
+    const size = TEXTS.reduce((n, t) => n + texts[t].length, 0);
+    if (size > PACK_OVER) params.set('z', await pack(JSON.stringify(texts)));
+    else for (const t of TEXTS) if (texts[t]) params.set(t, texts[t]);
+  }
+  for (const [name, fallback] of Object.entries(FIELDS)) {
+    const value = fieldValue(name);
+    if (value !== fallback && value !== '') params.set(name, value === true ? '1' : value);
+  }
+  return params;
+}
+
+let urlTimer = null;
+function writeURL() {
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(async () => {
+    const params = await linkParams();
+    history.replaceState(null, '', `${location.pathname}?${params}#${currentTab()}`);
+  }, 200);
+}
+
+async function readURL() {
+  const params = new URLSearchParams(location.search);
+  const example = params.get('example');
+  if (example) await loadPreset(example, false);
+  let texts = null;
+  if (params.has('z')) texts = JSON.parse(await unpack(params.get('z')));
+  else if (TEXTS.some((t) => params.has(t))) {
+    texts = Object.fromEntries(TEXTS.map((t) => [t, params.get(t) || '']));
+  }
+  if (texts) {
+    for (const t of TEXTS) $(t).value = texts[t] || '';
+    state.dataFromExample = false;
+  }
+  for (const name of Object.keys(FIELDS)) if (params.has(name)) setField(name, params.get(name));
+  return Boolean(example || texts || [...params.keys()].length);
+}
+
+// ---- jobs: POST the request, then ask for its state until it is done ----
+
+async function job(kind, request, onWait) {
+  try {
+    const response = await fetch(`/api/jobs/${kind}`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+    });
+    const started = await response.json();
+    if (!response.ok) return started;
+    for (;;) {
+      const reply = await (await fetch(`/api/jobs/${started.id}`)).json();
+      if (reply.state !== 'running') return reply;
+      if (onWait) onWait(reply);
+      await new Promise((done) => setTimeout(done, POLL_MS));
+    }
+  } catch (failed) {
+    return { error: { message: `irscore serve does not answer (stopped?): ${failed.message}` } };
+  }
+}
+
+function inputs() {
+  return { qrels: $('qrels').value, a: $('a').value, b: $('b').value, settings: settings() };
+}
+
+// Run one tab's job. One job per tab at a time: a request made while one runs waits,
+// and only the latest waiting one runs next (typing into a large input piles up no
+// jobs); a result already replaced by a newer request is not shown.
+const running = {};
+async function runTab(tab, kind, request, show, progress) {
+  if (running[tab]) {
+    running[tab].next = [kind, request, show, progress];
+    return null;
+  }
+  running[tab] = { next: null };
+  const wait = progress && setTimeout(() => { $(`${progress}-progress`).hidden = false; }, 300);
+  const reply = await job(kind, request, (now) => {
+    if (!progress) return;
+    const step = now.step ? ` — command ${now.step}: ${now.command}` : '';
+    $(`${progress}-wait`).textContent = `running for ${now.seconds.toFixed(1)} s${step}`;
+  });
+  if (progress) {
+    clearTimeout(wait);
+    $(`${progress}-progress`).hidden = true;
+    $(`${progress}-wait`).textContent = '';
+  }
+  const { next } = running[tab];
+  running[tab] = null;
+  if (next) return runTab(tab, ...next);
+  state.dirty.delete(tab);
+  show(reply);
+  return reply;
+}
+
+function showError(box, error) {
+  const el = $(box);
+  el.textContent = error ? error.message : '';
+  el.classList.toggle('shown', Boolean(error));
+}
+
+// ---- Data and Metrics: irscore evaluate on A (and B) ----
+
+function clearInputErrors() {
+  for (const box of ['err-qrels', 'err-a', 'err-b', 'err-settings']) showError(box, null);
+}
+
+function refreshMetrics() {
+  clearInputErrors();
+  if (!$('qrels').value.trim() || !$('a').value.trim()) {
+    $('status').textContent = 'Paste, open or drop the qrels and a run, or load an example.';
+    return Promise.resolve();
+  }
+  $('status').textContent = 'evaluating…';
+  return runTab('metrics', 'evaluate', inputs(), (reply) => {
+    if (reply.error) {
+      const field = reply.error.field;
+      showError(`err-${TEXTS.includes(field) || field === 'settings' ? field : 'qrels'}`,
+        reply.error);
+      $('status').textContent = `error: ${reply.error.message}`;
+      state.results.metrics = null;
+      return;
+    }
+    state.results.metrics = reply.ok;
+    $('status').textContent = `evaluated in ${reply.seconds.toFixed(2)} s`
+      + (reply.ok.notes.length ? ` — ${reply.ok.notes.join('; ')}` : '');
+    $('command').textContent = reply.ok.command;
+    drawMetrics();
+    fillTopics();
+  });
+}
+
+function runName(key) {
+  const given = $(`n${key}`).value.trim();
+  const run = state.results.metrics && state.results.metrics.runs[key];
+  return given || (run && run.name) || key.toUpperCase();
+}
+
+function means(key) {
+  const run = state.results.metrics && state.results.metrics.runs[key];
+  return new Map(run ? Object.entries(run.means) : []);
+}
+
+function perTopic(key, measure) {
+  const run = state.results.metrics && state.results.metrics.runs[key];
+  const out = new Map();
+  if (run && run.values[measure]) {
+    run.topics.forEach((topic, i) => {
+      if (run.values[measure][i] !== null) out.set(topic, run.values[measure][i]);
+    });
+  }
+  return out;
+}
+
+// A value as irscore explain writes it: whole numbers above 1 without decimals.
+function fmt(value) {
+  if (value === undefined || value === null || value === '') return '';
+  if (typeof value !== 'number') return String(value);
+  return Number.isInteger(value) && Math.abs(value) > 1 ? String(value) : value.toFixed(4);
+}
+
+// A value of a table column: counts as whole numbers, the rest with four decimals.
+function fixed(value, whole) {
+  if (value === undefined || value === null || value === '') return '';
+  if (typeof value !== 'number') return String(value);
+  return whole ? String(value) : value.toFixed(4);
+}
+
+function signed(diff, whole) {
+  return (diff > 0 ? '+' : '') + (whole ? String(diff) : diff.toFixed(4));
+}
+
+const COUNTS = /^num_/; // the counts trec_eval prints as whole numbers
+
+function cell(row, text, numeric, cls) {
+  const td = row.insertCell();
+  td.textContent = text;
+  if (numeric) td.classList.add('num');
+  if (cls) td.classList.add(cls);
+  return td;
+}
+
+function drawMetrics() {
+  const a = means('a');
+  const b = means('b');
+  const hasB = Boolean(state.results.metrics.runs.b);
+  $('means-a').textContent = runName('a');
+  $('means-b').textContent = hasB ? runName('b') : 'B';
+  $('pq-a').textContent = runName('a');
+  $('pq-b').textContent = hasB ? runName('b') : 'B';
+  for (const option of $('trec-run').options) option.textContent = runName(option.value);
+  $('trec-run').options[1].disabled = !hasB;
+  for (const option of $('er').options) option.textContent = runName(option.value);
+  const filter = $('filter').value.trim().toLowerCase();
+  const body = $('means').tBodies[0];
+  body.replaceChildren();
+  for (const [measure, value] of a) {
+    if (filter && !filter.split(/[ ,]+/).some((f) => measure.toLowerCase().includes(f))) continue;
+    const row = body.insertRow();
+    const whole = COUNTS.test(measure);
+    cell(row, measure);
+    cell(row, fixed(value, whole), true);
+    const other = b.get(measure);
+    cell(row, hasB ? fixed(other, whole) : '', true);
+    const diff = hasB && typeof value === 'number' && typeof other === 'number' ? other - value : '';
+    cell(row, diff === '' ? '' : signed(diff, whole), true,
+      diff === '' ? null : diff > 0 ? 'up' : diff < 0 ? 'down' : null);
+  }
+  const select = $('pq-measure');
+  const chosen = select.value || 'map';
+  const topicMeasures = Object.entries(state.results.metrics.runs.a.values)
+    .filter(([, values]) => values.some((v) => typeof v === 'number')).map(([m]) => m);
+  select.replaceChildren(...topicMeasures.map((m) => new Option(m, m)));
+  select.value = topicMeasures.includes(chosen) ? chosen : topicMeasures[0];
+  drawPerQuery();
+  drawTrec();
+}
+
+const sortBy = { key: 'topic', up: true };
+function drawPerQuery() {
+  const measure = $('pq-measure').value;
+  const a = perTopic('a', measure);
+  const b = perTopic('b', measure);
+  const hasB = Boolean(state.results.metrics.runs.b);
+  const rows = [...a.keys()].map((topic) => ({
+    topic, a: a.get(topic), b: b.get(topic),
+    d: hasB && b.has(topic) ? b.get(topic) - a.get(topic) : null,
+  }));
+  const numeric = (t) => (/^\d+$/.test(t) ? t.padStart(12, '0') : t);
+  rows.sort((x, y) => {
+    const [p, q] = sortBy.key === 'topic' ? [numeric(x.topic), numeric(y.topic)]
+      : [x[sortBy.key] ?? -Infinity, y[sortBy.key] ?? -Infinity];
+    return (p < q ? -1 : p > q ? 1 : 0) * (sortBy.up ? 1 : -1);
+  });
+  const body = $('pq').tBodies[0];
+  body.replaceChildren();
+  for (const r of rows) {
+    const row = body.insertRow();
+    row.classList.add('topic');
+    row.dataset.topic = r.topic;
+    const whole = COUNTS.test(measure);
+    cell(row, r.topic);
+    cell(row, fixed(r.a, whole), true);
+    cell(row, hasB ? fixed(r.b, whole) : '', true);
+    cell(row, r.d === null ? '' : signed(r.d, whole), true,
+      r.d > 0 ? 'up' : r.d < 0 ? 'down' : null);
+  }
+}
+
+// trec_eval's text; per query, asked for when shown (it can be long).
+async function drawTrec() {
+  const key = $('trec-run').value;
+  const run = state.results.metrics && state.results.metrics.runs[key];
+  if (!run || !$('trec-q').checked) {
+    $('trec').textContent = run ? run.trec : '';
+    return;
+  }
+  if (run.trec_q === undefined) {
+    $('trec').textContent = 'running irscore evaluate -q…';
+    const reply = await job('trec', { ...inputs(), run: key });
+    run.trec_q = reply.error ? reply.error.message : reply.ok.trec_q;
+  }
+  if ($('trec-q').checked && $('trec-run').value === key) $('trec').textContent = run.trec_q;
+}
+
+// A query's ranking as coloured grades (what explain ranks), under its row.
+async function openTopic(row) {
+  const next = row.nextElementSibling;
+  if (next && next.classList.contains('detail')) { next.remove(); return; }
+  const detail = row.parentNode.insertRow(row.sectionRowIndex + 1);
+  detail.classList.add('detail');
+  const td = detail.insertCell();
+  td.colSpan = 4;
+  td.textContent = 'ranking…';
+  const topic = row.dataset.topic;
+  const lines = [];
+  for (const key of state.results.metrics.runs.b ? ['a', 'b'] : ['a']) {
+    const reply = await job('ranking',
+      { ...inputs(), mode: 'data', run: key, topic, ek: '1000', brief: 'true' });
+    const line = document.createElement('div');
+    line.classList.add('grades-line');
+    const label = document.createElement('span');
+    label.classList.add('run-label');
+    label.textContent = runName(key);
+    line.append(label);
+    if (reply.error) line.append(document.createTextNode(` ${reply.error.message}`));
+    else line.append(gradeStrip(reply.ok.explain.ranks.map((r) => r.grade)));
+    const link = document.createElement('a');
+    link.href = '#ranking';
+    link.textContent = 'One ranking';
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      setField('mode', 'data');
+      setField('topic', topic);
+      setField('er', key);
+      state.dirty.add('ranking');
+      showTab('ranking');
+    });
+    line.append(' ', link);
+    lines.push(line);
+  }
+  td.replaceChildren(...lines);
+}
+
+function gradeStrip(grades) {
+  const strip = document.createElement('span');
+  strip.classList.add('strip');
+  for (const grade of grades) {
+    const g = document.createElement('span');
+    g.classList.add('grade', grade === '?' ? 'gq' : `g${Math.max(0, Math.min(3, Number(grade)))}`);
+    g.textContent = grade;
+    strip.append(g);
+  }
+  return strip;
+}
+
+function fillTopics() {
+  const topics = state.results.metrics.runs.a.topics;
+  const select = $('topic');
+  const chosen = select.value;
+  select.replaceChildren(...topics.map((t) => new Option(t, t)));
+  if (topics.includes(chosen)) select.value = chosen;
+}
+
+// ---- One ranking: irscore explain ----
+
+const RANK_COLUMNS = ['rank', 'docno', 'grade', 'P@i', 'recall@i', 'AP term', 'AP@i', 'gain',
+  'discount', 'DCG@i', 'IDCG@i', 'nDCG@i', 'ERR stop', 'ERR@i'];
+// The columns a phone leaves out (every value is still in the explain text below).
+const EXTRA_COLUMNS = new Set(['docno', 'recall@i', 'AP term', 'gain', 'discount', 'DCG@i',
+  'IDCG@i', 'ERR stop']);
+
+function refreshRanking() {
+  const mode = fieldValue('mode');
+  const request = { settings: settings(), mode, ek: $('ek').value };
+  if (mode === 'data') {
+    Object.assign(request, inputs(), { run: $('er').value, topic: $('topic').value });
+    request.settings = settings();
+  } else Object.assign(request, { grades: $('grades').value, extra: $('extra').value });
+  showError('err-ranking', null);
+  return runTab('ranking', 'ranking', request, (reply) => {
+    if (reply.error) {
+      showError('err-ranking', reply.error);
+      return;
+    }
+    const e = reply.ok.explain;
+    $('ranking-grades').replaceChildren(gradeStrip(e.ranks.map((r) => r.grade)));
+    $('finals').replaceChildren(...e.final.map((f) => {
+      const li = document.createElement('li');
+      const value = document.createElement('strong');
+      value.textContent = `${f.label} = ${fmt(f.value)}`;
+      const formula = document.createElement('span');
+      formula.classList.add('formula');
+      formula.textContent = f.formula;
+      li.append(value, ' ', formula);
+      return li;
+    }));
+    $('explain-chart').src = svgData(reply.ok.svg);
+    const columns = RANK_COLUMNS.filter((c) => e.ranks.length && c in e.ranks[0]);
+    const head = document.createElement('tr');
+    for (const c of columns) {
+      const th = document.createElement('th');
+      th.textContent = c;
+      if (c !== 'docno' && c !== 'grade') th.classList.add('num');
+      if (EXTRA_COLUMNS.has(c)) th.classList.add('extra');
+      head.append(th);
+    }
+    $('ranks').tHead.replaceChildren(head);
+    const body = $('ranks').tBodies[0];
+    body.replaceChildren();
+    for (const r of e.ranks) {
+      const row = body.insertRow();
+      for (const c of columns) {
+        const text = c === 'docno' || c === 'grade' || c === 'rank' ? String(r[c]) : fixed(r[c]);
+        cell(row, text, c !== 'docno' && c !== 'grade', EXTRA_COLUMNS.has(c) ? 'extra' : null);
+      }
+    }
+    const ties = $('ties');
+    ties.replaceChildren(...e.ties.map((t) => Object.assign(document.createElement('p'), { textContent: t })));
+    $('explain-text').textContent = reply.ok.text;
+    $('explain-command').textContent = reply.ok.command;
+  });
+}
+
+function svgData(svg) {
+  return svg ? `data:image/svg+xml;base64,${btoa(unescape(encodeURIComponent(svg)))}` : '';
+}
+
+// ---- Compare: irscore compare on one measure ----
+
+function needsB(box) {
+  if ($('b').value.trim()) return false;
+  showError(box, { message: 'Compare and Interleaving need run B: paste or open it in Data.' });
+  return true;
+}
+
+function refreshCompare() {
+  showError('err-compare', null);
+  if (needsB('err-compare')) return Promise.resolve();
+  const request = { ...inputs(), metric: $('metric').value, B: $('B').value,
+    seed: $('seed').value, alpha: $('alpha').value };
+  return runTab('compare', 'compare', request, (reply) => {
+    if (reply.error) {
+      showError('err-compare', reply.error);
+      return;
+    }
+    const body = $('tests').tBodies[0];
+    body.replaceChildren();
+    for (const t of reply.ok.tests) {
+      const row = body.insertRow();
+      cell(row, t.test);
+      cell(row, String(t.n), true, 'extra');
+      cell(row, fixed(t.mean_a), true);
+      cell(row, fixed(t.mean_b), true);
+      cell(row, (t.diff > 0 ? '+' : '') + t.diff.toFixed(4), true);
+      cell(row, String(Number(Number(t.p).toPrecision(4))), true); // as the CLI's %.4g
+      cell(row, t.ci_low === null ? '' : `[${t.ci_low.toFixed(4)}, ${t.ci_high.toFixed(4)}]`,
+        false, 'extra');
+      cell(row, t.significant ? 'yes' : 'no');
+    }
+    const a = new Map(reply.ok.values.a.map((r) => [r.topic, r.value]));
+    const b = new Map(reply.ok.values.b.map((r) => [r.topic, r.value]));
+    const common = [...a.keys()].filter((t) => b.has(t));
+    drawBars($('diffs'), common.map((t) => b.get(t) - a.get(t)).sort((x, y) => x - y),
+      `${$('metric').value}, B − A`);
+    drawScatter($('scatter'), common.map((t) => [a.get(t), b.get(t)]), runName('a'), runName('b'));
+    $('compare-chart').src = svgData(reply.ok.svg);
+    $('compare-text').textContent = reply.ok.text;
+    $('compare-command').textContent = reply.ok.command;
+  }, 'compare');
+}
+
+// ---- small SVG charts drawn here (the figures of the CLI come as SVG from the server) ----
+
+const SVG = 'http://www.w3.org/2000/svg';
+function svgElement(name, attributes) {
+  const el = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attributes)) el.setAttribute(k, v);
+  return el;
+}
+
+function chartFrame(box, width, height) {
+  const svg = svgElement('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img' });
+  box.replaceChildren(svg);
+  return svg;
+}
+
+function label(svg, x, y, text, anchor = 'middle') {
+  const t = svgElement('text', { x, y, 'text-anchor': anchor, class: 'axis' });
+  t.textContent = text;
+  svg.append(t);
+}
+
+function drawBars(box, values, caption) {
+  const W = 400; const H = 240; const L = 44; const B = 24; const T = 10;
+  const svg = chartFrame(box, W, H);
+  const top = Math.max(0.001, ...values.map(Math.abs));
+  const y = (v) => T + (H - T - B) * (1 - (v + top) / (2 * top));
+  const step = (W - L - 8) / Math.max(1, values.length);
+  svg.append(svgElement('line', { x1: L, x2: W - 4, y1: y(0), y2: y(0), class: 'zero' }));
+  values.forEach((v, i) => {
+    svg.append(svgElement('rect', {
+      x: L + i * step + step * 0.1, width: Math.max(1, step * 0.8),
+      y: Math.min(y(v), y(0)), height: Math.max(0.5, Math.abs(y(v) - y(0))),
+      class: v > 0 ? 'bar up' : 'bar down',
+    }));
+  });
+  label(svg, L - 4, y(top) + 4, `+${top.toFixed(2)}`, 'end');
+  label(svg, L - 4, y(-top) + 4, `−${top.toFixed(2)}`, 'end');
+  label(svg, L - 4, y(0) + 4, '0', 'end');
+  label(svg, (W + L) / 2, H - 6, `${values.length} queries: ${caption}`);
+}
+
+function drawScatter(box, points, nameA, nameB) {
+  const W = 400; const H = 240; const L = 44; const B = 30; const T = 10; // the square plot leaves room at the right
+  const svg = chartFrame(box, W, H);
+  const hi = Math.max(1e-9, ...points.flat());
+  const size = Math.min(W - L - 10, H - T - B);
+  const x = (v) => L + size * (v / hi);
+  const y = (v) => T + size * (1 - v / hi);
+  svg.append(svgElement('line', { x1: x(0), y1: y(0), x2: x(hi), y2: y(hi), class: 'zero' }));
+  svg.append(svgElement('rect', { x: L, y: T, width: size, height: size, class: 'frame' }));
+  for (const [a, b] of points) {
+    svg.append(svgElement('circle', { cx: x(a), cy: y(b), r: 3.5, class: b > a ? 'dot up' : b < a ? 'dot down' : 'dot' }));
+  }
+  label(svg, L + size / 2, H - 8, `A = ${nameA}`);
+  label(svg, L - 6, T + 10, hi.toFixed(2), 'end');
+  label(svg, L - 6, T + size, '0', 'end');
+  label(svg, L + size + 8, T + 12, `B = ${nameB}`, 'start');
+  label(svg, L + size + 8, T + 28, 'above the line:', 'start');
+  label(svg, L + size + 8, T + 42, 'B is better', 'start');
+}
+
+// ---- Interleaving: irscore interleave ----
+
+function refreshInterleave() {
+  showError('err-interleave', null);
+  if (needsB('err-interleave')) return Promise.resolve();
+  const request = { ...inputs(), method: $('method').value, clicks: $('clicks').value,
+    imps: $('imps').value, ilen: $('ilen').value, iseed: $('iseed').value, alpha: $('alpha').value };
+  return runTab('interleave', 'interleave', request, (reply) => {
+    if (reply.error) {
+      showError('err-interleave', reply.error);
+      return;
+    }
+    const f = reply.ok.figures;
+    const items = [
+      [`wins ${runName('a')} (A)`, f.wins_a], [`wins ${runName('b')} (B)`, f.wins_b],
+      ['ties', f.ties], ["B's share of decided", f.share_b], ['sign test p', f.p],
+      ['verdict', f.verdict],
+    ];
+    $('verdict').replaceChildren(...items.flatMap(([term, value]) => [
+      Object.assign(document.createElement('dt'), { textContent: term }),
+      Object.assign(document.createElement('dd'), { textContent: value ?? '' }),
+    ]));
+    $('interleave-chart').src = svgData(reply.ok.svg);
+    const body = $('impressions').tBodies[0];
+    body.replaceChildren();
+    for (const [number, query, docs, teams, grades, clicks, winner] of reply.ok.impressions) {
+      const row = body.insertRow();
+      cell(row, number, true);
+      cell(row, query);
+      const list = row.insertCell();
+      const d = docs.split(','); const t = teams.split(','); const g = grades.split(',');
+      const c = clicks.split(',');
+      d.forEach((_, i) => {
+        const item = document.createElement('span');
+        item.classList.add('shown', t[i] === 'A' ? 'team-a' : t[i] === 'B' ? 'team-b' : 'team-ab');
+        if (c[i] === '1') item.classList.add('clicked');
+        item.textContent = `${t[i]}:${g[i]}${c[i] === '1' ? '✓' : ''}`;
+        item.title = d[i];
+        list.append(item);
+      });
+      cell(row, winner);
+    }
+    $('interleave-text').textContent = reply.ok.text;
+    $('interleave-command').textContent = reply.ok.command;
+  }, 'interleave');
+}
+
+// ---- tabs, presets, input events ----
+
+const REFRESH = { metrics: refreshMetrics, ranking: refreshRanking, compare: refreshCompare,
+  interleave: refreshInterleave };
+
+function currentTab() {
+  const tab = location.hash.slice(1);
+  return TABS.includes(tab) ? tab : 'data';
+}
+
+function showTab(tab) {
+  for (const t of TABS) {
+    $(`tab-${t}`).hidden = t !== tab;
+    document.querySelector(`[data-tab="${t}"]`).classList.toggle('active', t === tab);
+  }
+  if (location.hash.slice(1) !== tab) history.replaceState(null, '', `${location.pathname}${location.search}#${tab}`);
+  if (tab !== 'data' && tab !== 'metrics' && state.dirty.has(tab)) REFRESH[tab]();
+  writeURL();
+}
+
+function changed(tabs) {
+  for (const t of tabs) state.dirty.add(t);
+  const tab = currentTab();
+  if (tabs.includes('metrics')) scheduleMetrics();
+  if (tab !== 'data' && tab !== 'metrics' && state.dirty.has(tab)) schedule(tab);
+  writeURL();
+}
+
+const timers = {};
+function schedule(tab) {
+  clearTimeout(timers[tab]);
+  timers[tab] = setTimeout(() => REFRESH[tab](), 350);
+}
+function scheduleMetrics() {
+  clearTimeout(timers.metrics);
+  timers.metrics = setTimeout(() => refreshMetrics(), 350);
+}
+
+async function loadPreset(name, refresh = true) {
+  const response = await fetch(`/api/presets/${encodeURIComponent(name)}`);
+  const preset = await response.json();
+  if (!response.ok) {
+    $('status').textContent = preset.error.message;
+    return;
+  }
+  state.example = name;
+  for (const [key, fallback] of Object.entries(FIELDS)) setField(key, fallback);
+  if (preset.pool) await generatePool(preset.pool.seed);
+  else {
+    for (const t of TEXTS) $(t).value = preset.data[t];
+    setField('na', preset.data.na);
+    setField('nb', preset.data.nb);
+  }
+  for (const [key, value] of Object.entries(preset.state || {})) setField(key, value);
+  state.dataFromExample = true;
+  $('preset').value = name;
+  if (refresh) {
+    location.hash = preset.tab;
+    changed(TABS);
+  } else history.replaceState(null, '', `${location.pathname}${location.search}#${location.hash.slice(1) || preset.tab}`);
+}
+
+async function generatePool(seed) {
+  $('status').textContent = 'drawing the pooled collection…';
+  const reply = await job('pool', { seed: String(seed) });
+  if (reply.error) {
+    $('status').textContent = `error: ${reply.error.message}`;
+    return;
+  }
+  for (const t of TEXTS) $(t).value = reply.ok[t];
+  setField('na', reply.ok.na);
+  setField('nb', reply.ok.nb);
+  $('pool-seed').value = seed;
+}
+
+function dataEdited() {
+  state.example = '';
+  state.dataFromExample = false;
+  changed(TABS);
+}
+
+function readFile(key, file) {
+  const reader = new FileReader();
+  reader.onload = () => {
+    $(key).value = reader.result;
+    if (key !== 'qrels' && !$(`n${key}`).value) $(`n${key}`).value = file.name;
+    dataEdited();
+  };
+  reader.readAsText(file);
+}
+
+function wire() {
+  for (const t of TEXTS) {
+    $(t).addEventListener('input', dataEdited);
+    $(`file-${t}`).addEventListener('change', (event) => {
+      if (event.target.files[0]) readFile(t, event.target.files[0]);
+    });
+    $(t).addEventListener('dragover', (event) => event.preventDefault());
+    $(t).addEventListener('drop', (event) => {
+      event.preventDefault();
+      if (event.dataTransfer.files[0]) readFile(t, event.dataTransfer.files[0]);
+    });
+  }
+  const groups = {
+    metrics: ['na', 'nb', 'k', 'rl', 'gmax', 'M', 'c', 'J', ...CONVENTION, 'grades_map'],
+    ranking: ['mode', 'grades', 'extra', 'ek', 'topic', 'er'],
+    compare: ['metric', 'B', 'seed', 'alpha'],
+    interleave: ['method', 'clicks', 'imps', 'ilen', 'iseed'],
+  };
+  for (const [group, names] of Object.entries(groups)) {
+    const affected = group === 'metrics' ? TABS : [group];
+    for (const name of names) {
+      const elements = name === 'mode' ? [$('mode-grades'), $('mode-data')] : [element(name)];
+      for (const el of elements) {
+        el.addEventListener(el.tagName === 'SELECT' || el.type === 'checkbox' || el.type === 'radio' ? 'change' : 'input', () => {
+          if (name === 'mode') showMode();
+          changed(name === 'alpha' ? ['compare', 'interleave'] : affected);
+        });
+      }
+    }
+  }
+  $('filter').addEventListener('input', () => state.results.metrics && drawMetrics());
+  $('pq-measure').addEventListener('change', drawPerQuery);
+  $('trec-run').addEventListener('change', drawTrec);
+  $('trec-q').addEventListener('change', drawTrec);
+  $('copy-trec').addEventListener('click', () => navigator.clipboard.writeText($('trec').textContent));
+  for (const th of document.querySelectorAll('#pq th[data-sort]')) {
+    th.addEventListener('click', () => {
+      sortBy.up = sortBy.key === th.dataset.sort ? !sortBy.up : true;
+      sortBy.key = th.dataset.sort;
+      drawPerQuery();
+    });
+  }
+  $('pq').tBodies[0].addEventListener('click', (event) => {
+    const row = event.target.closest('tr.topic');
+    if (row) openTopic(row);
+  });
+  $('load-preset').addEventListener('click', () => loadPreset($('preset').value));
+  $('pool-button').addEventListener('click', async () => {
+    await generatePool($('pool-seed').value || '1');
+    dataEdited();
+  });
+  $('share').addEventListener('click', async () => {
+    const params = await linkParams();
+    const url = `${location.origin}${location.pathname}?${params}#${currentTab()}`;
+    $('share-url').value = url;
+    $('share-url').hidden = false;
+    $('share-url').select();
+  });
+  window.addEventListener('hashchange', () => showTab(currentTab()));
+}
+
+function showMode() {
+  const data = $('mode-data').checked;
+  $('by-grades').hidden = data;
+  $('by-data').hidden = !data;
+}
+
+async function start() {
+  wire();
+  const fromURL = await readURL();
+  if (!fromURL) {
+    const given = await (await fetch('/api/start')).json();
+    for (const t of TEXTS) if (given[t]) $(t).value = given[t];
+    if (given.na) setField('na', given.na);
+    if (given.nb) setField('nb', given.nb);
+  }
+  showMode();
+  document.body.dataset.ready = '1';
+  await refreshMetrics();
+  showTab(currentTab());
+}
+
+document.addEventListener('DOMContentLoaded', start);
