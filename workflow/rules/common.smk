@@ -167,33 +167,33 @@ def retriever_sources(wildcards):
     """The modules a run depends on: the shared retrieval code and its own model's file."""
     model = config["retrievers"][wildcards.run]["model"]
     return package_sources(
-        "analysis.py",
-        "data.py",
-        "retrieve.py",
-        "trec.py",
-        "logs.py",
-        "retrievers/__init__.py",
-        "retrievers/base.py",
-        "retrievers/index.py",
-        f"retrievers/{model}.py",
+        "pipeline/analyzers.py",
+        "pipeline/data.py",
+        "pipeline/retrieve.py",
+        "engine/trec.py",
+        "pipeline/logs.py",
+        "pipeline/retrievers/__init__.py",
+        "pipeline/retrievers/base.py",
+        "pipeline/retrievers/index.py",
+        f"pipeline/retrievers/{model}.py",
     )
 
 
 def shard_sources(wildcards):
     """The modules a shard job depends on: a run's, and the sharding code."""
-    return retriever_sources(wildcards) + package_sources("shards.py")
+    return retriever_sources(wildcards) + package_sources("pipeline/shards.py")
 
 
 def index_sources(wildcards):
     """The modules that build an index file."""
     return package_sources(
-        "analysis.py",
-        "data.py",
-        "retrieve.py",
-        "shards.py",
-        "trec.py",
-        "logs.py",
-        "retrievers/index.py",
+        "pipeline/analyzers.py",
+        "pipeline/data.py",
+        "pipeline/retrieve.py",
+        "pipeline/shards.py",
+        "engine/trec.py",
+        "pipeline/logs.py",
+        "pipeline/retrievers/index.py",
     )
 
 
