@@ -20,14 +20,14 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/python -m compileall -q src/irscore
 	touch $(STAMP)
 
-# Recovers from an interrupted run by itself (see src/irscore/workflow_runner.py): one
+# Recovers from an interrupted run by itself (see src/irscore/pipeline/workflow_runner.py): one
 # line per finished job here, Snakemake's whole output in results/logs/workflow.log.
 results: $(STAMP)
-	@$(VENV)/bin/python -m irscore.workflow_runner --cores $(CORES)
+	@$(VENV)/bin/python -m irscore.pipeline.workflow_runner --cores $(CORES)
 
 # One line per step here, Snakemake's output in results/logs/report.log.
 report: results
-	@$(VENV)/bin/python -m irscore.workflow_runner --report
+	@$(VENV)/bin/python -m irscore.pipeline.workflow_runner --report
 
 test: $(STAMP)  # on $(CORES) worker processes (pytest-xdist): the workflow tests wait on Snakemake
 	$(VENV)/bin/python -m pytest -n $(CORES)

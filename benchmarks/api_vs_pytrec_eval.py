@@ -33,9 +33,9 @@ import pytrec_eval
 from evaluate_vs_pytrec_eval import agreement, generate
 
 import irscore
-from irscore import trec
-from irscore.crosscheck import as_dicts, pytrec_measures
-from irscore.measures import MeasureSpec
+from irscore.engine import trec
+from irscore.engine.measures import MeasureSpec
+from irscore.pipeline.crosscheck import as_dicts, pytrec_measures
 
 HEADLINE = ["map", "P_10", "ndcg_cut_10", "recip_rank"]
 EVERY = sorted(pytrec_measures(MeasureSpec()))  # pytrec_eval's requests, `P.5,10,...`

@@ -35,11 +35,11 @@ import pandas as pd
 import pytrec_eval
 import yaml
 
-from irscore import trec
-from irscore.conventions import Convention, conventions_from_config
-from irscore.crosscheck import pytrec_measures
-from irscore.evaluate import evaluate
-from irscore.measures import MeasureSpec
+from irscore.engine import trec
+from irscore.engine.conventions import Convention, conventions_from_config
+from irscore.engine.evaluate import evaluate
+from irscore.engine.measures import MeasureSpec
+from irscore.pipeline.crosscheck import pytrec_measures
 
 SPEC = MeasureSpec()
 REQUESTS = sorted(pytrec_measures(SPEC))  # the measures both tools compute, as -m requests

@@ -54,7 +54,7 @@ READERS = ("tests/test_trec_reader.py",)
 STATS = ("tests/test_stats.py",)
 API = ("tests/test_joins.py", "tests/test_api.py")
 COMMON = "src/irscore/cli/common.py"
-EVALUATE = "src/irscore/evaluate.py"
+EVALUATE = "src/irscore/engine/evaluate.py"
 
 MUTATIONS = [
     # the command line drops a flag on the floor
@@ -118,7 +118,7 @@ MUTATIONS = [
     Mutation(
         "cross-check always agrees",
         "cross-check",
-        "src/irscore/crosscheck.py",
+        "src/irscore/pipeline/crosscheck.py",
         'table["agrees"] = (table["difference"] <= TOLERANCE) | both_nan',
         'table["agrees"] = True',
         CROSSCHECK,
@@ -126,7 +126,7 @@ MUTATIONS = [
     Mutation(
         "cross-check never raises",
         "cross-check",
-        "src/irscore/crosscheck.py",
+        "src/irscore/pipeline/crosscheck.py",
         "    if len(bad):\n",
         "    if False:\n",
         CROSSCHECK,
@@ -134,7 +134,7 @@ MUTATIONS = [
     Mutation(
         "cross-check tolerance 1e-3",
         "cross-check",
-        "src/irscore/crosscheck.py",
+        "src/irscore/pipeline/crosscheck.py",
         "TOLERANCE = 1e-9",
         "TOLERANCE = 1e-3",
         CROSSCHECK,
@@ -142,7 +142,7 @@ MUTATIONS = [
     Mutation(
         "cross-check compares nothing",
         "cross-check",
-        "src/irscore/crosscheck.py",
+        "src/irscore/pipeline/crosscheck.py",
         "    return requests\n",
         "    return set()\n",
         CROSSCHECK,
@@ -151,7 +151,7 @@ MUTATIONS = [
     Mutation(
         "AP over relevant retrieved",
         "measures",
-        "src/irscore/measures/ap.py",
+        "src/irscore/engine/measures/ap.py",
         "    return safe_divide(total, r.num_rel)\n\n\n@per_ranking\ndef ap_running",
         "    return safe_divide(total, r.num_rel_ret)\n\n\n@per_ranking\ndef ap_running",
         MEASURES,
@@ -159,7 +159,7 @@ MUTATIONS = [
     Mutation(
         "P@k over documents retrieved",
         "measures",
-        "src/irscore/measures/precision.py",
+        "src/irscore/engine/measures/precision.py",
         'f"P_{k}": at_cutoff(r, r.cumrel, k) / k',
         'f"P_{k}": at_cutoff(r, r.cumrel, k) / np.maximum(np.minimum(k, r.lengths), 1)',
         MEASURES,
@@ -167,7 +167,7 @@ MUTATIONS = [
     Mutation(
         "recip_rank off by one",
         "measures",
-        "src/irscore/measures/precision.py",
+        "src/irscore/engine/measures/precision.py",
         "out[topics] = 1.0 / r.rank[rel_rows[first]]",
         "out[topics] = 1.0 / (r.rank[rel_rows[first]] + 1)",
         MEASURES,
@@ -175,7 +175,7 @@ MUTATIONS = [
     Mutation(
         "nDCG discount log2(rank + 2)",
         "measures",
-        "src/irscore/measures/dcg.py",
+        "src/irscore/engine/measures/dcg.py",
         "values[rows] = gains_of(r.grade[rows], gain) / np.log2(r.rank[rows] + 1.0)",
         "values[rows] = gains_of(r.grade[rows], gain) / np.log2(r.rank[rows] + 2.0)",
         MEASURES,
@@ -183,7 +183,7 @@ MUTATIONS = [
     Mutation(
         "interpolation: + 1.0, not + 0.9",
         "measures",
-        "src/irscore/measures/interpolation.py",
+        "src/irscore/engine/measures/interpolation.py",
         "np.trunc(product + 0.9)",
         "np.trunc(product + 1.0)",
         MEASURES,
@@ -241,7 +241,7 @@ MUTATIONS = [
     Mutation(
         "comment lines read as data",
         "readers",
-        "src/irscore/trec.py",
+        "src/irscore/engine/trec.py",
         ' or fields[0].lstrip(" \\t\\f\\v").startswith("#"):',
         ":",
         READERS,
@@ -249,7 +249,7 @@ MUTATIONS = [
     Mutation(
         "extra columns ignored",
         "readers",
-        "src/irscore/trec.py",
+        "src/irscore/engine/trec.py",
         "        if len(fields) != width:\n",
         "        fields = fields[:width]\n        if len(fields) < width:\n",
         READERS,
@@ -257,7 +257,7 @@ MUTATIONS = [
     Mutation(
         "non-finite score accepted",
         "readers",
-        "src/irscore/trec.py",
+        "src/irscore/engine/trec.py",
         "    if not math.isfinite(float(value)):\n",
         "    if False:\n",
         READERS,
@@ -266,7 +266,7 @@ MUTATIONS = [
     Mutation(
         "Holm not monotone",
         "statistics",
-        "src/irscore/stats.py",
+        "src/irscore/analysis/stats.py",
         "np.maximum.accumulate(factors * p[order])",
         "factors * p[order]",
         STATS,
@@ -274,7 +274,7 @@ MUTATIONS = [
     Mutation(
         "Wilcoxon permutation: > for >=",
         "statistics",
-        "src/irscore/stats.py",
+        "src/irscore/analysis/stats.py",
         "np.count_nonzero(null >= r_plus))",
         "np.count_nonzero(null > r_plus))",
         STATS,
@@ -282,7 +282,7 @@ MUTATIONS = [
     Mutation(
         "t-test with n degrees of freedom",
         "statistics",
-        "src/irscore/stats.py",
+        "src/irscore/analysis/stats.py",
         "    df = float(n - 1)\n",
         "    df = float(n)\n",
         STATS,
@@ -290,7 +290,7 @@ MUTATIONS = [
     Mutation(
         "bootstrap p = c / B",
         "statistics",
-        "src/irscore/stats.py",
+        "src/irscore/analysis/stats.py",
         "p=(count + 1) / (B + 1),",
         "p=count / B,",
         STATS,
@@ -298,7 +298,7 @@ MUTATIONS = [
     Mutation(
         "exact randomisation p = (c+1)/(N+1)",
         "statistics",
-        "src/irscore/stats.py",
+        "src/irscore/analysis/stats.py",
         "        p = count / patterns\n",
         "        p = (count + 1) / (patterns + 1)\n",
         STATS,
@@ -306,7 +306,7 @@ MUTATIONS = [
     Mutation(
         "coded join skips qrels row 0",
         "engine",
-        "src/irscore/joins.py",
+        "src/irscore/engine/joins.py",
         "    hit = found >= 0\n",
         "    hit = found >= 1\n",
         API,
@@ -314,7 +314,7 @@ MUTATIONS = [
     Mutation(
         "coded join never sees a repeat",
         "engine",
-        "src/irscore/joins.py",
+        "src/irscore/engine/joins.py",
         "    repeated = bool((r_key[1:] == r_key[:-1]).any())\n",
         "    repeated = False\n",
         API,
@@ -330,7 +330,7 @@ MUTATIONS = [
     Mutation(
         "ids: ASCII spaces only",
         "api",
-        "src/irscore/inputs.py",
+        "src/irscore/engine/inputs.py",
         "pc.match_substring_regex(shown, _SPACE)",
         'pc.match_substring_regex(shown, " ")',
         API,

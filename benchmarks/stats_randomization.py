@@ -25,7 +25,7 @@ import time
 import numpy as np
 import scipy.stats
 
-from irscore import stats
+from irscore.analysis import stats
 
 TOPICS = 225
 PATTERNS = 100_000

@@ -1,12 +1,12 @@
-"""Snakemake glue for rule evaluate: irscore.crosscheck.evaluate_and_crosscheck_files,
+"""Snakemake glue for rule evaluate: irscore.pipeline.crosscheck.evaluate_and_crosscheck_files,
 after checking the run and the qrels against their records (and logging topics the run
 and the qrels do not share), then the record of the tables written."""
 
 import logging
 
-from irscore.crosscheck import evaluate_and_crosscheck_files
-from irscore.integrity import topic_coverage, verify_inputs, write_record
-from irscore.logs import logging_to
+from irscore.pipeline.crosscheck import evaluate_and_crosscheck_files
+from irscore.pipeline.integrity import topic_coverage, verify_inputs, write_record
+from irscore.pipeline.logs import logging_to
 
 with logging_to(snakemake.log[0]):
     verify_inputs(snakemake.input, snakemake.input.records)

@@ -1,7 +1,7 @@
-"""Snakemake glue for rule export_data: irscore.data.export_cranfield, _local or _ir_datasets."""
+"""Snakemake glue for rule export_data: pipeline.data.export_cranfield, _local or _ir_datasets."""
 
-from irscore.data import export_cranfield, export_ir_datasets, export_local, local_copy
-from irscore.logs import logging_to
+from irscore.pipeline.data import export_cranfield, export_ir_datasets, export_local, local_copy
+from irscore.pipeline.logs import logging_to
 
 outputs = {
     "qrels": snakemake.output.qrels,

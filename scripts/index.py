@@ -1,9 +1,9 @@
-"""Snakemake glue for rule index: irscore.shards.build_index_file, between the check of
+"""Snakemake glue for rule index: irscore.pipeline.shards.build_index_file, between the check of
 the documents against the data manifest and the record of the index written."""
 
-from irscore.integrity import verify_inputs, write_record
-from irscore.logs import logging_to
-from irscore.shards import build_index_file
+from irscore.pipeline.integrity import verify_inputs, write_record
+from irscore.pipeline.logs import logging_to
+from irscore.pipeline.shards import build_index_file
 
 with logging_to(snakemake.log[0]):
     verify_inputs(snakemake.input, snakemake.input.records)

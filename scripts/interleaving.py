@@ -1,10 +1,10 @@
 """Snakemake glue for rule interleaving: irscore.report.workbench.interleaving_job, after checking
-its inputs against their records (irscore.integrity)."""
+its inputs against their records (irscore.pipeline.integrity)."""
 
 from pathlib import Path
 
-from irscore.integrity import verify_inputs
-from irscore.logs import logging_to
+from irscore.pipeline.integrity import verify_inputs
+from irscore.pipeline.logs import logging_to
 from irscore.report.workbench import interleaving_job
 
 with logging_to(snakemake.log[0]):

@@ -1,9 +1,9 @@
-"""Snakemake glue for rule merge_shards: irscore.shards.merge_shards_to_files, between the
+"""Snakemake glue for rule merge_shards: irscore.pipeline.shards.merge_shards_to_files, between the
 check of the shards and the queries against their records and the record of the run."""
 
-from irscore.integrity import verify_inputs, write_record
-from irscore.logs import logging_to
-from irscore.shards import merge_shards_to_files
+from irscore.pipeline.integrity import verify_inputs, write_record
+from irscore.pipeline.logs import logging_to
+from irscore.pipeline.shards import merge_shards_to_files
 
 with logging_to(snakemake.log[0]):
     verify_inputs(snakemake.input, snakemake.input.records)

@@ -1,9 +1,9 @@
-"""Snakemake glue for rule retrieve: irscore.retrieve.retrieve_to_files, between the
+"""Snakemake glue for rule retrieve: irscore.pipeline.retrieve.retrieve_to_files, between the
 check of the exports against their manifest and the record of the run written."""
 
-from irscore.integrity import verify_inputs, write_record
-from irscore.logs import logging_to
-from irscore.retrieve import retrieve_to_files
+from irscore.pipeline.integrity import verify_inputs, write_record
+from irscore.pipeline.logs import logging_to
+from irscore.pipeline.retrieve import retrieve_to_files
 
 with logging_to(snakemake.log[0]):
     verify_inputs(snakemake.input, snakemake.input.records)

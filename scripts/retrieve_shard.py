@@ -1,10 +1,10 @@
-"""Snakemake glue for rule retrieve_shard: irscore.shards.retrieve_shard_to_files, between
+"""Snakemake glue for rule retrieve_shard: irscore.pipeline.shards.retrieve_shard_to_files, between
 the check of the queries and the index against their records and the record of the
 shard written."""
 
-from irscore.integrity import verify_inputs, write_record
-from irscore.logs import logging_to
-from irscore.shards import retrieve_shard_to_files
+from irscore.pipeline.integrity import verify_inputs, write_record
+from irscore.pipeline.logs import logging_to
+from irscore.pipeline.shards import retrieve_shard_to_files
 
 with logging_to(snakemake.log[0]):
     verify_inputs(snakemake.input, snakemake.input.records)

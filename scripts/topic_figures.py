@@ -1,8 +1,8 @@
 """Snakemake glue for rule topic_figures: irscore.report.pipeline.topic_figures_job, after checking
-its inputs against their records (irscore.integrity)."""
+its inputs against their records (irscore.pipeline.integrity)."""
 
-from irscore.integrity import verify_inputs
-from irscore.logs import logging_to
+from irscore.pipeline.integrity import verify_inputs
+from irscore.pipeline.logs import logging_to
 from irscore.report.pipeline import topic_figures_job
 
 with logging_to(snakemake.log[0]):

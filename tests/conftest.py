@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from irscore.conventions import Convention
-from irscore.evaluate import evaluate
-from irscore.trec import read_qrels, read_run
+from irscore.engine.conventions import Convention
+from irscore.engine.evaluate import evaluate
+from irscore.engine.trec import read_qrels, read_run
 
 pytest_plugins = ["pytester"]  # tests/test_ci_skips.py runs pytest on small test files
 
@@ -82,7 +82,8 @@ def cranfield(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cranfield")
     pins = yaml.safe_load((repo / "config.yaml").read_text())["cranfield_sha256"]
     code = (
-        "import sys, json; from irscore.data import export_cranfield as e; f = sys.argv[1]; "
+        "import sys, json; from irscore.pipeline.data import export_cranfield as e; "
+        "f = sys.argv[1]; "
         "e(qrels=f + '/qrels.txt', queries=f + '/queries.tsv', docs=f + '/docs.jsonl', "
         "manifest=f + '/manifest.json', cranfield_dir=sys.argv[2], sha256=json.loads(sys.argv[3]))"
     )

@@ -8,7 +8,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from irscore import allocator
+from irscore.engine import allocator
 
 MIB = 1 << 20
 

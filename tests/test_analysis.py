@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from irscore.analysis import Analyzer
+from irscore.pipeline.analyzers import Analyzer
 
 
 def test_defaults_lowercase_alphanumeric_tokens():

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from irscore.analysis import Analyzer
-from irscore.retrieve import RetrieverSpec, retrieve, retrieve_to_files
+from irscore.pipeline.analyzers import Analyzer
+from irscore.pipeline.retrieve import RetrieverSpec, retrieve, retrieve_to_files
 
 CONFIG = yaml.safe_load((Path(__file__).resolve().parents[1] / "config.yaml").read_text())
 # Lucene's default English stop set, as the issue lists it.
@@ -245,8 +245,8 @@ def test_lab_tfidf_prints_as_tfidfvectorizer_on_cranfield(cranfield):
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.metrics.pairwise import cosine_similarity
 
-    from irscore.data import read_docs, read_queries
-    from irscore.retrievers import TermIndex, make_retriever
+    from irscore.pipeline.data import read_docs, read_queries
+    from irscore.pipeline.retrievers import TermIndex, make_retriever
 
     docs, queries = read_docs(cranfield / "docs.jsonl"), read_queries(cranfield / "queries.tsv")
     sklearn = analyzer("sklearn")

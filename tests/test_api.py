@@ -25,10 +25,10 @@ from test_pytrec_property import collections
 
 import irscore
 import irscore.api
-from irscore import trec
-from irscore.conventions import Convention, ConventionError
-from irscore.inputs import InputError
-from irscore.measures import MeasureError
+from irscore.engine import trec
+from irscore.engine.conventions import Convention, ConventionError
+from irscore.engine.inputs import InputError
+from irscore.engine.measures import MeasureError
 
 REPO = Path(__file__).resolve().parents[1]
 IRSCORE = [sys.executable, "-m", "irscore"]
@@ -180,7 +180,7 @@ def test_ids_with_whitespace_are_found_as_python_finds_it():
     """Arrow checks ids for whitespace with a pattern: it matches exactly the characters
     for which str.isspace() is true, over every code point."""
     points = [chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i <= 0xDFFF]
-    matched = pa.compute.match_substring_regex(pa.array(points), irscore.inputs._SPACE)
+    matched = pa.compute.match_substring_regex(pa.array(points), irscore.engine.inputs._SPACE)
     flagged = [c for c, hit in zip(points, matched.to_pylist(), strict=True) if hit]
     assert flagged == [c for c in points if c.isspace()]
     assert len(flagged) == 29  # \t\n\v\f\r, \x1c-\x1f, space, \x85 and 19 in Unicode's Z
@@ -190,10 +190,12 @@ def test_the_byte_scan_sees_every_id_the_pattern_might_flag():
     """`_maybe_blank` lets the pattern off only when no byte could be whitespace: every
     code point Python calls whitespace, and the empty id, are seen by the scan."""
     points = [chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i <= 0xDFFF]
-    missed = [c for c in points if c.isspace() and not irscore.inputs._maybe_blank(pa.array([c]))]
+    missed = [
+        c for c in points if c.isspace() and not irscore.engine.inputs._maybe_blank(pa.array([c]))
+    ]
     assert missed == []
-    assert irscore.inputs._maybe_blank(pa.array(["a", ""]))
-    assert not irscore.inputs._maybe_blank(pa.array(["a!~", "Z0"]))
+    assert irscore.engine.inputs._maybe_blank(pa.array(["a", ""]))
+    assert not irscore.engine.inputs._maybe_blank(pa.array(["a!~", "Z0"]))
 
 
 def test_bad_qrels_are_errors():
@@ -217,7 +219,7 @@ def test_unknown_ir_datasets_id_is_an_error():
     code = (
         "import irscore\n"
         "try:\n    irscore.evaluate('irds:no-such/dataset', {'1': {'a': 1.0}})\n"
-        "except irscore.inputs.InputError as error:\n    print(error)"
+        "except irscore.engine.inputs.InputError as error:\n    print(error)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "irds:no-such/dataset: unknown ir_datasets ID\n"
@@ -232,11 +234,11 @@ def test_dataframe_dict_and_file_give_identical_tables(tmp_path_factory, data, d
     and as a TREC file. A sample of one row makes Arrow-backed docnos look mostly
     distinct, so they stay plain strings (joined by sorting) instead of categories."""
     qrels, run = data
-    irscore.inputs._SAMPLE = sample
+    irscore.engine.inputs._SAMPLE = sample
     try:
         _identical_tables(tmp_path_factory, qrels, run, dtype)
     finally:
-        irscore.inputs._SAMPLE = 4096
+        irscore.engine.inputs._SAMPLE = 4096
 
 
 def _identical_tables(tmp_path_factory, qrels, run, dtype):
@@ -339,12 +341,12 @@ def test_import_irscore_loads_no_numerical_library():
 
 
 def test_api_names_survive_importing_the_submodules_of_the_same_names():
-    import irscore.audit
-    import irscore.evaluate
+    import irscore.analysis.audit
+    import irscore.engine.evaluate
 
     assert irscore.evaluate is irscore.api.evaluate
     assert irscore.audit is irscore.api.audit
-    from irscore.evaluate import evaluate as grid_evaluate
+    from irscore.engine.evaluate import evaluate as grid_evaluate
 
     assert grid_evaluate is not irscore.evaluate
 
@@ -359,8 +361,8 @@ def _python_section(text: str) -> str:
 def test_readme_from_python_examples_run(cranfield, tmp_path):
     """Every example of "From Python", on runs built here as the workflow builds them;
     the first reproduces the headline MAP of bm25."""
-    from irscore.data import seed_home
-    from irscore.retrieve import retrieve_to_files
+    from irscore.pipeline.data import seed_home
+    from irscore.pipeline.retrieve import retrieve_to_files
 
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     results = tmp_path / "results"

@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irscore.audit import (
+from irscore.analysis.audit import (
     conclusion_flips,
     convention_audit,
     markdown,
     paired_comparisons,
 )
-from irscore.conventions import Convention, name_under
+from irscore.engine.conventions import Convention, name_under
 
 
 def _rows(run, convention, topic_values):
@@ -157,7 +157,7 @@ def test_conventions_with_the_same_values_get_the_same_tests():
 
 
 def test_an_undefined_measure_concludes_n_a_and_flips_nothing():
-    from irscore.audit import _conclusion, conclusion_flips
+    from irscore.analysis.audit import _conclusion, conclusion_flips
 
     assert _conclusion("a", "b", float("nan"), False) == "n/a"
     assert _conclusion("a", "b", 0.0, False) == "a = b"

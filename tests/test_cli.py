@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from irscore.analysis import Analyzer
 from irscore.cli import main
-from irscore.data import read_docs, read_queries
-from irscore.retrieve import retrieve
-from irscore.trec import write_run
+from irscore.engine.trec import write_run
+from irscore.pipeline.analyzers import Analyzer
+from irscore.pipeline.data import read_docs, read_queries
+from irscore.pipeline.retrieve import retrieve
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -160,7 +160,7 @@ def test_command_line_loads_no_heavy_library():
 
 
 def test_compare_spells_the_tests_of_stats():
-    from irscore import stats
+    from irscore.analysis import stats
     from irscore.cli import compare
 
     assert compare.TESTS == stats.TESTS

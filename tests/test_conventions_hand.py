@@ -10,8 +10,8 @@ from math import log2
 
 import pytest
 
-from irscore.evaluate import DuplicateDocumentError
-from irscore.measures import MeasureSpec
+from irscore.engine.evaluate import DuplicateDocumentError
+from irscore.engine.measures import MeasureSpec
 
 LEVELS = [f"{j / 10:.2f}" for j in range(11)]
 

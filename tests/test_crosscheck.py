@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import pytrec_eval
 
-from irscore.crosscheck import CrossCheckError, evaluate_and_crosscheck_files
+from irscore.pipeline.crosscheck import CrossCheckError, evaluate_and_crosscheck_files
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 d 1\n"
 RUN = "1 Q0 b 1 0.9 r\n1 Q0 a 2 0.8 r\n1 Q0 c 3 0.7 r\n2 Q0 d 1 0.5 r\n"

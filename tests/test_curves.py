@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from irscore.conventions import conventions_from_config
-from irscore.curves import (
+from irscore.analysis.curves import (
     LEVEL_LABELS,
     curve_table,
     envelope,
@@ -14,10 +13,11 @@ from irscore.curves import (
     topic_curve,
     topic_points,
 )
-from irscore.evaluate import evaluate
+from irscore.analysis.results import Results
+from irscore.engine.conventions import conventions_from_config
+from irscore.engine.evaluate import evaluate
+from irscore.engine.trec import read_qrels, read_run
 from irscore.report.layout import interpolation_conventions
-from irscore.results import Results
-from irscore.trec import read_qrels, read_run
 
 CONVENTIONS = {
     "reference": {},

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from irscore import data
-from irscore.data import (
+from irscore.engine.trec import read_qrels
+from irscore.pipeline import data
+from irscore.pipeline.data import (
     RAW_FILES,
     SourceFileError,
     export_cranfield,
@@ -23,7 +24,6 @@ from irscore.data import (
     read_queries,
     sha256_file,
 )
-from irscore.trec import read_qrels
 
 REPO = Path(__file__).resolve().parents[1]
 PINS = yaml.safe_load((REPO / "config.yaml").read_text())["cranfield_sha256"]
@@ -137,7 +137,10 @@ def test_default_mode_reads_the_usual_ir_datasets_home(exported, tmp_path):
         "manifest": "manifest.json",
     }
     paths = json.dumps({key: str(tmp_path / name) for key, name in names.items()})
-    code = "import json, sys, irscore.data as d; d.export_cranfield(**json.loads(sys.argv[1]))"
+    code = (
+        "import json, sys, irscore.pipeline.data as d; "
+        "d.export_cranfield(**json.loads(sys.argv[1]))"
+    )
     subprocess.run([sys.executable, "-c", code, paths], env=env, check=True)
     for name in names.values():
         assert (tmp_path / name).read_bytes() == (exported / name).read_bytes(), name
@@ -181,7 +184,7 @@ def test_a_copy_seeded_before_is_read_again_without_a_local_copy(exported, tmp_p
     env["IR_DATASETS_HOME"] = str(tmp_path / "empty")  # nothing cached there: no download
     home = exported / "ir_datasets_home"
     code = (
-        "import json, sys, irscore.data as d; a = json.loads(sys.argv[1]); "
+        "import json, sys, irscore.pipeline.data as d; a = json.loads(sys.argv[1]); "
         "d.export_cranfield(**a['paths'], sha256=a['pins'], home=a['home'])"
     )
     names = ("qrels.txt", "queries.tsv", "docs.jsonl", "manifest.json")

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from irscore.cli import build_parser
-from irscore.measures.registry import FAMILIES, NICKNAMES
+from irscore.engine.measures.registry import FAMILIES, NICKNAMES
 
 PAGE = (Path(__file__).resolve().parents[1] / "docs" / "trec_eval.md").read_text()
 # trec_eval.c's getopt string (9.0.8 and 10.0): every short option it takes

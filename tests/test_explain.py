@@ -9,9 +9,10 @@ from contextlib import redirect_stderr, redirect_stdout
 import pandas as pd
 import pytest
 
-from irscore import explain, trec
 from irscore.cli import main
-from irscore.conventions import Convention
+from irscore.engine import trec
+from irscore.engine.conventions import Convention
+from irscore.workbench import explain
 
 GRADES = [3, 2, 3, 0, 1, 2]
 MISSED = [3, 2]

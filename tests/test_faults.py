@@ -1,7 +1,7 @@
 """Fault injection: every fault ends in the clean run's bytes or in a clear failure.
 
 On the tiny corpus of test_workflow.py (two retrievers), `make results` (the runner
-irscore.workflow_runner, which the Makefile calls) runs once from clean; each test
+irscore.pipeline.workflow_runner, which the Makefile calls) runs once from clean; each test
 copies that folder, injects one fault (a truncated or edited file, a changed raw
 file, a kill, a second run at the same time) and checks that the next run either
 gives the clean run's files byte for byte or fails with a message naming the
@@ -26,12 +26,12 @@ from doc_pages import section as doc_section
 from test_report_workflow import tree, two_retrievers
 from test_workflow import REPO, SNAKEMAKE, copy_workflow, write_corpus
 
-from irscore import data
-from irscore.integrity import write_record
-from irscore.workflow_runner import recover
+from irscore.pipeline import data
+from irscore.pipeline.integrity import write_record
+from irscore.pipeline.workflow_runner import recover
 
 pytestmark = pytest.mark.workflow
-RUNNER = [sys.executable, "-m", "irscore.workflow_runner"]
+RUNNER = [sys.executable, "-m", "irscore.pipeline.workflow_runner"]
 
 
 def make_results(
@@ -100,7 +100,7 @@ def assert_clean(workdir: Path, clean_files: dict[str, bytes]) -> None:
 
 def test_the_runner_is_what_make_results_runs():
     recipe = (REPO / "Makefile").read_text().split("\nresults:", 1)[1].split("\n\n", 1)[0]
-    assert "-m irscore.workflow_runner --cores $(CORES)" in recipe
+    assert "-m irscore.pipeline.workflow_runner --cores $(CORES)" in recipe
 
 
 def test_the_clean_run_prints_one_line_per_job(clean):
@@ -386,7 +386,7 @@ def test_the_readme_names_only_commands_and_messages_that_exist():
     for command in commands:
         target = command.split("make ", 1)[1]
         assert target in targets, f"README: `{command}`: no Makefile target {target!r}"
-    runner = (REPO / "src" / "irscore" / "workflow_runner.py").read_text()
+    runner = (REPO / "src" / "irscore" / "pipeline" / "workflow_runner.py").read_text()
     for message in (
         "cleared the lock that an interrupted run left",
         "temporary file(s) of interrupted jobs",

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irscore.conventions import DEFAULT_GRID, TIE_BREAKS, Convention, conventions_from_config
-from irscore.evaluate import (
+from irscore.engine.conventions import DEFAULT_GRID, TIE_BREAKS, Convention, conventions_from_config
+from irscore.engine.evaluate import (
     DuplicateDocumentError,
     evaluate,
     evaluate_one,
@@ -21,9 +21,9 @@ from irscore.evaluate import (
     prepare,
     rank,
 )
-from irscore.measures import MeasureSpec
+from irscore.engine.measures import MeasureSpec
 
-evaluate_module = importlib.import_module("irscore.evaluate")  # `irscore.evaluate` is the API's
+evaluate_module = importlib.import_module("irscore.engine.evaluate")
 GRID = conventions_from_config(
     {**DEFAULT_GRID, "grades_cleverdon": {"grades": "cranfield_cleverdon"}}
 )

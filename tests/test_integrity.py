@@ -1,4 +1,4 @@
-"""Records of written files, checked where they are read (irscore.integrity)."""
+"""Records of written files, checked where they are read (irscore.pipeline.integrity)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from irscore.integrity import (
+from irscore.pipeline.integrity import (
     IntegrityError,
     damaged,
     file_record,

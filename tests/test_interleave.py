@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irscore import interleave
+from irscore.workbench import interleave
 
 A_RANK = ["a1", "s1", "a2", "s2", "a3"]
 B_RANK = ["s1", "b1", "s2", "b2", "b3"]

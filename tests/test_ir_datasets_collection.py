@@ -14,7 +14,7 @@ import yaml
 from doc_pages import page
 from doc_pages import section as doc_section
 
-from irscore.data import ir_datasets_query_field
+from irscore.pipeline.data import ir_datasets_query_field
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,7 +46,8 @@ def test_cranfield_by_its_id_gives_the_cranfield_steps_exports(cranfield, tmp_pa
     bytes as export_cranfield (docs: every string field; queries: text; qrels)."""
     raw = os.environ.get("CRANFIELD_DIR") or str(REPO.parent / "shared" / "data" / "cranfield")
     code = (
-        "import sys; from irscore.data import seed_home, export_ir_datasets; f = sys.argv[1]; "
+        "import sys; from irscore.pipeline.data import seed_home, export_ir_datasets; "
+        "f = sys.argv[1]; "
         "export_ir_datasets('cranfield', None, qrels=f + '/qrels.txt', queries=f + "
         "'/queries.tsv', docs=f + '/docs.jsonl', manifest=f + '/manifest.json')"
     )
@@ -55,7 +56,7 @@ def test_cranfield_by_its_id_gives_the_cranfield_steps_exports(cranfield, tmp_pa
         [
             sys.executable,
             "-c",
-            f"from irscore.data import seed_home; seed_home({raw!r}, {str(home)!r})",
+            f"from irscore.pipeline.data import seed_home; seed_home({raw!r}, {str(home)!r})",
         ],
         check=True,
         timeout=60,

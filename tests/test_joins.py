@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irscore import joins
+from irscore.engine import joins
 
 NJ = joins.NOT_JUDGED
 

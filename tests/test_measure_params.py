@@ -7,10 +7,10 @@ from math import log, log2
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from irscore.conventions import Convention
-from irscore.crosscheck import compare, disagreements
-from irscore.measures import MeasureError, MeasureSpec, parse_requests
-from irscore.measures.gain_maps import ideal_gains, sorted_levels
+from irscore.engine.conventions import Convention
+from irscore.engine.measures import MeasureError, MeasureSpec, parse_requests
+from irscore.engine.measures.gain_maps import ideal_gains, sorted_levels
+from irscore.pipeline.crosscheck import compare, disagreements
 from tests.test_pytrec_property import collections
 
 

@@ -13,9 +13,9 @@ import pytest
 import yaml
 from doc_pages import page
 
-from irscore.evaluate import evaluate
-from irscore.measures import MeasureError, MeasureSpec, spec_from_config
-from irscore.measures.registry import (
+from irscore.engine.evaluate import evaluate
+from irscore.engine.measures import MeasureError, MeasureSpec, spec_from_config
+from irscore.engine.measures.registry import (
     AGGREGATES,
     ALL_FAMILIES,
     CUTOFF_FAMILIES,

@@ -11,7 +11,7 @@ from math import exp, log, log2
 import numpy as np
 import pytest
 
-from irscore.measures import MeasureSpec
+from irscore.engine.measures import MeasureSpec
 
 LEVELS = [f"{j / 10:.2f}" for j in range(11)]
 

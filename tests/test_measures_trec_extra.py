@@ -19,17 +19,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irscore import cli
-from irscore.conventions import Convention
-from irscore.crosscheck import compare, disagreements
-from irscore.measures import (
+from irscore.engine.conventions import Convention
+from irscore.engine.measures import (
     MIN_GEO_MEAN,
     MeasureError,
     MeasureSpec,
     parse_requests,
     spec_from_config,
 )
-from irscore.measures.ap import INFAP_EPSILON
-from irscore.measures.ranking import max_to_segment_end, segment_cumsum
+from irscore.engine.measures.ap import INFAP_EPSILON
+from irscore.engine.measures.ranking import max_to_segment_end, segment_cumsum
+from irscore.pipeline.crosscheck import compare, disagreements
 
 NEW_FAMILIES = frozenset(
     {

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from irscore import pool, trec
+from irscore.engine import trec
+from irscore.workbench import pool
 
 
 def test_pool_of_runs_by_hand():

@@ -11,10 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from irscore.conventions import Convention, conventions_from_config
-from irscore.evaluate import evaluate
-from irscore.measures import spec_from_config
-from irscore.published import (
+from irscore.analysis.published import (
     EQUAL,
     Figure,
     compare,
@@ -23,8 +20,11 @@ from irscore.published import (
     printed_like,
     regenerate,
 )
-from irscore.retrieve import retrieve_to_files
-from irscore.trec import read_qrels, read_run
+from irscore.engine.conventions import Convention, conventions_from_config
+from irscore.engine.evaluate import evaluate
+from irscore.engine.measures import spec_from_config
+from irscore.engine.trec import read_qrels, read_run
+from irscore.pipeline.retrieve import retrieve_to_files
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())

@@ -13,9 +13,9 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irscore.conventions import Convention
-from irscore.crosscheck import compare, disagreements
-from irscore.measures import MeasureSpec
+from irscore.engine.conventions import Convention
+from irscore.engine.measures import MeasureSpec
+from irscore.pipeline.crosscheck import compare, disagreements
 
 SPEC = MeasureSpec(
     P=(1, 2, 3, 5, 10),

@@ -21,9 +21,9 @@ from unittest import mock
 
 import pytest
 
-from irscore import streams, trec
 from irscore.cli import main
-from irscore.trec import TrecFormatError, copy_checked_run, read_qrels, read_run
+from irscore.engine import streams, trec
+from irscore.engine.trec import TrecFormatError, copy_checked_run, read_qrels, read_run
 
 RUN = "1 Q0 a 1 0.9 t\n1 Q0 b 2 0.5 t\n2 Q0 c 1 0.7 t\n"
 QRELS = "1 0 a 0\n1 0 b 1\n2 0 c 1\n"

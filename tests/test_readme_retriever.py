@@ -30,7 +30,7 @@ REMOVING = section(page("workflow.md"), "### Removing a retriever")
 
 def readme_steps() -> tuple[str, str, dict]:
     """The file the section says to write, its code, and the config entry to add."""
-    path = re.search(r"write `(src/irscore/retrievers/\w+\.py)`", SECTION).group(1)
+    path = re.search(r"write `(src/irscore/pipeline/retrievers/\w+\.py)`", SECTION).group(1)
     code = re.search(r"```python\n(.*?)```", SECTION, re.S).group(1)
     entry = yaml.safe_load(re.search(r"```yaml\n(.*?)```", SECTION, re.S).group(1))
     return path, code, entry["retrievers"]
@@ -130,7 +130,7 @@ def test_adding_a_retriever_as_the_readme_says(tmp_path):
 
 
 def runner(workdir: Path, raw: Path, pins: dict[str, str]) -> str:
-    """What `make results` runs (irscore.workflow_runner), in the copy; its output."""
+    """What `make results` runs (irscore.pipeline.workflow_runner), in the copy; its output."""
     pinned = ", ".join(f"{name}: {digest}" for name, digest in pins.items())
     env = {k: v for k, v in os.environ.items() if k != "CRANFIELD_DIR"}
     env["PYTHONPATH"] = str(workdir / "src")
@@ -138,7 +138,7 @@ def runner(workdir: Path, raw: Path, pins: dict[str, str]) -> str:
         [
             sys.executable,
             "-m",
-            "irscore.workflow_runner",
+            "irscore.pipeline.workflow_runner",
             "-d",
             str(workdir),
             "--cores",

@@ -23,10 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irscore.cli import main
-from irscore.conventions import Convention
-from irscore.evaluate import evaluate_one, evaluate_records, prepare
-from irscore.measures import MeasureSpec
-from irscore.trec_eval_text import lines
+from irscore.engine.conventions import Convention
+from irscore.engine.evaluate import evaluate_one, evaluate_records, prepare
+from irscore.engine.measures import MeasureSpec
+from irscore.engine.trec_eval_text import lines
 
 # topic 1 ranks a..k by score (10, 9, ..., 1, 0.5); topic 2 retrieves one document;
 # topic 3 is judged but not retrieved; topic 4 is retrieved but not judged
@@ -189,7 +189,7 @@ def test_expected_ties_have_no_form_for_it(evaluate):
 
 def test_the_api_and_the_config_say_they_leave_it_out():
     import irscore
-    from irscore.measures import MeasureError, spec_from_config
+    from irscore.engine.measures import MeasureError, spec_from_config
 
     qrels, run = {"q1": {"a": 1}}, {"q1": {"a": 1.0, "b": 0.5}}
     with pytest.warns(UserWarning, match="relstring is text"):

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irscore.analysis import Analyzer
 from irscore.cli import main
-from irscore.conventions import Convention
-from irscore.data import read_docs, read_queries
-from irscore.evaluate import evaluate, read_long_table
-from irscore.retrieve import retrieve
-from irscore.trec import read_qrels, read_run, write_run
+from irscore.engine.conventions import Convention
+from irscore.engine.evaluate import evaluate, read_long_table
+from irscore.engine.trec import read_qrels, read_run, write_run
+from irscore.pipeline.analyzers import Analyzer
+from irscore.pipeline.data import read_docs, read_queries
+from irscore.pipeline.retrieve import retrieve
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irscore import tables
-from irscore.conventions import conventions_from_config
-from irscore.evaluate import evaluate
-from irscore.results import Results
-from irscore.ties import TIED_DOCS, TIED_IN_TOP, tie_counts, tie_table
-from irscore.trec import read_qrels, read_run
+from irscore.analysis.results import Results
+from irscore.analysis.ties import TIED_DOCS, TIED_IN_TOP, tie_counts, tie_table
+from irscore.engine.conventions import conventions_from_config
+from irscore.engine.evaluate import evaluate
+from irscore.engine.trec import read_qrels, read_run
+from irscore.report import tables
 
 
 def read(tmp_path, name, text, reader):

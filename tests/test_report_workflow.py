@@ -73,7 +73,7 @@ def runs(tmp_path_factory) -> tuple[Path, list[dict[str, bytes]]]:
         snakemake(workdir, root / "raw", pins)
         trees.append(tree(workdir / "results"))
     made = subprocess.run(  # what `make report` runs
-        [sys.executable, "-m", "irscore.workflow_runner", "-d", str(workdir), "--report"],
+        [sys.executable, "-m", "irscore.pipeline.workflow_runner", "-d", str(workdir), "--report"],
         capture_output=True,
         text=True,
         timeout=600,

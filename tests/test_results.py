@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from irscore.conventions import conventions_from_config
-from irscore.evaluate import evaluate, read_long_table, write_long_table
+from irscore.analysis.results import Results
+from irscore.engine.conventions import conventions_from_config
+from irscore.engine.evaluate import evaluate, read_long_table, write_long_table
+from irscore.engine.trec import read_qrels, read_run
 from irscore.report.settings import HEADLINE, MEASURES
-from irscore.results import Results
-from irscore.trec import read_qrels, read_run
 
 CONVENTIONS = {"reference": {}, "asc": {"tie_break": "docno_asc"}, "both": {"depth": 1}}
 # Topic 1: R = 1; a and b tie at 1.0; trec_eval ranks b first (docno descending): AP 1/2,

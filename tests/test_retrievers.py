@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irscore.analysis import Analyzer
-from irscore.retrieve import RetrieverSpec, retrieve, retrieve_to_files
-from irscore.retrievers import REGISTRY, TermIndex, make_retriever
-from irscore.trec import read_run
+from irscore.engine.trec import read_run
+from irscore.pipeline.analyzers import Analyzer
+from irscore.pipeline.retrieve import RetrieverSpec, retrieve, retrieve_to_files
+from irscore.pipeline.retrievers import REGISTRY, TermIndex, make_retriever
 
 # N = 4 documents. Document frequencies: flow 1, lift 1, wave 1, shock 2, wing 3.
 # Lengths: d1 3, d2 2, d3 3, d4 2 (average 10 / 4 = 2.5).
@@ -264,7 +264,7 @@ def index() -> TermIndex:
 def test_contract_naming_and_params(name):
     cls = REGISTRY[name]
     assert cls.name == name
-    assert cls.__module__ == f"irscore.retrievers.{name}"  # workflow rules rely on this
+    assert cls.__module__ == f"irscore.pipeline.retrievers.{name}"  # workflow rules rely on this
     params = cls.from_config(None).params
     assert dataclasses.is_dataclass(params) and cls.params_class.__dataclass_params__.frozen
     with pytest.raises(ValueError, match=f"retriever {name}: unknown parameter 'nope'"):
@@ -287,7 +287,7 @@ def test_contract_scores(name, index):
 
 
 MODEL_FILE = '''
-from irscore.retrievers.base import Retriever
+from irscore.pipeline.retrievers.base import Retriever
 
 
 class Count(Retriever):
@@ -301,7 +301,7 @@ class Count(Retriever):
 
 
 def test_a_model_is_found_from_its_own_file_alone(tmp_path, monkeypatch, index):
-    import irscore.retrievers as package
+    import irscore.pipeline.retrievers as package
 
     (tmp_path / "countq.py").write_text(MODEL_FILE.format(name="countq"))
     (tmp_path / "misnamed.py").write_text(MODEL_FILE.format(name="other"))

@@ -16,10 +16,10 @@ import pytrec_eval
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from irscore import streams, trec
-from irscore.conventions import Convention
-from irscore.evaluate import evaluate_records
-from irscore.measures import parse_requests
+from irscore.engine import streams, trec
+from irscore.engine.conventions import Convention
+from irscore.engine.evaluate import evaluate_records
+from irscore.engine.measures import parse_requests
 
 MEASURES = ["map", "ndcg", "P.5,10", "recall.10,100", "recip_rank", "bpref", "num_rel_ret"]
 PYTREC = {"map", "ndcg", "P.5,10", "recall.10,100", "recip_rank", "bpref", "num_rel_ret"}

@@ -19,8 +19,8 @@ from test_workflow import (
     write_corpus,
 )
 
-from irscore.retrieve import retrieve_to_files
-from irscore.shards import (
+from irscore.pipeline.retrieve import retrieve_to_files
+from irscore.pipeline.shards import (
     ShardError,
     build_index_file,
     merge_shards_to_files,

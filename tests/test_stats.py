@@ -1,4 +1,4 @@
-"""Tests for irscore.stats: scipy cross-checks, hand-worked values, enumeration references."""
+"""Tests for analysis.stats: scipy cross-checks, hand-worked values, enumeration references."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irscore import stats
+from irscore.analysis import stats
 
 # Our functions must not leak numpy/scipy warnings, degenerate inputs included.
 pytestmark = pytest.mark.filterwarnings("error")

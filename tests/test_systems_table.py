@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irscore import rank_correlation, stats, systems_table
+from irscore.analysis import rank_correlation, stats, systems_table
 
 PER_TOPIC = {
     "base": [0.2, 0.4, 0.6, 0.8],  # mean 0.5

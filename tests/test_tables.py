@@ -6,14 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irscore import tables
-from irscore.conventions import Convention
-from irscore.evaluate import evaluate
-from irscore.ideal import ideal_run
-from irscore.report import layout
-from irscore.results import Results
-from irscore.summary import demoted, render
-from irscore.trec import read_qrels, read_run
+from irscore.analysis.results import Results
+from irscore.engine.conventions import Convention
+from irscore.engine.evaluate import evaluate
+from irscore.engine.trec import read_qrels, read_run
+from irscore.pipeline.ideal import ideal_run
+from irscore.report import layout, tables
+from irscore.report.summary import demoted, render
 
 
 def frame() -> pd.DataFrame:

@@ -2,7 +2,7 @@
 
 Each order is evaluated by the ordinary evaluator with tie_break=file_order on
 a run whose lines are written in that order, so the check shares nothing with
-the closed forms in irscore.measures.expected.
+the closed forms in irscore.engine.measures.expected.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irscore.conventions import Convention, ConventionError
-from irscore.evaluate import evaluate
-from irscore.measures import MeasureSpec
-from irscore.measures.registry import EXPECTED_FAMILIES as FAMILIES
+from irscore.engine.conventions import Convention, ConventionError
+from irscore.engine.evaluate import evaluate
+from irscore.engine.measures import MeasureSpec
+from irscore.engine.measures.registry import EXPECTED_FAMILIES as FAMILIES
 
 SPEC = MeasureSpec(
     P=(1, 2, 3, 5),

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irscore import trec
-from irscore.trec import (
+from irscore.engine import trec
+from irscore.engine.trec import (
     QRELS_COLUMNS,
     RUN_COLUMNS,
     TrecFormatError,

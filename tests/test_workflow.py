@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from irscore.evaluate import read_long_table
-from irscore.trec import read_qrels, read_run
+from irscore.engine.evaluate import read_long_table
+from irscore.engine.trec import read_qrels, read_run
 
 
 def config_conventions() -> list[str]:

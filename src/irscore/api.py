@@ -4,7 +4,7 @@ The same code as the command line and the workflow, called on qrels and runs
 given as paths, DataFrames, pytrec_eval-style dicts or (qrels) `irds:ID`.
 Every input problem raises `irscore.InputError` with the message the command
 line prints, and what it warns about on stderr is a Python warning here
-(`irscore.input_checks`).
+(`irscore.engine.input_checks`).
 This module imports nothing heavy at import time, so `import irscore` stays
 cheap; numpy, pandas and the evaluation load on the first call.
 """
@@ -21,15 +21,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from irscore.conventions import DEFAULT_GRID, Convention, ConventionError
+from irscore.engine.conventions import DEFAULT_GRID, Convention, ConventionError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from irscore.inputs import QrelsInput, RunInput
-    from irscore.measures import MeasureSpec
+    from irscore.engine.inputs import QrelsInput, RunInput
+    from irscore.engine.measures import MeasureSpec
+    from irscore.engine.trec import Records
     from irscore.report.own_runs import AuditResult
-    from irscore.trec import Records
 
     ConventionInput = str | Convention | Mapping[str, Any]
 
@@ -60,10 +60,10 @@ def evaluate(
     >>> dict(zip(table["measure"], table["value"].round(4)))  # AP = (1/1 + 2/3) / 2
     {'map': 0.8333, 'P_2': 0.5}
     """
-    from irscore.allocator import freed_memory_kept
-    from irscore.evaluate import concat_long
-    from irscore.evaluate import evaluate as evaluate_grid
-    from irscore.input_checks import overlap
+    from irscore.engine.allocator import freed_memory_kept
+    from irscore.engine.evaluate import concat_long
+    from irscore.engine.evaluate import evaluate as evaluate_grid
+    from irscore.engine.input_checks import overlap
 
     spec, narrowed = measure_spec(measures)
     grid = conventions(convention)
@@ -124,8 +124,8 @@ def compare(
     >>> table.attrs["correction"]
     "Holm over the paired t-test's 1 p-value, one per measure"
     """
-    from irscore import comparison
-    from irscore.audit import correction_scope
+    from irscore.analysis import comparison
+    from irscore.analysis.audit import correction_scope
 
     spec, narrowed = measure_spec(measure if measure is not None else comparison.DEFAULT_MEASURES)
     grid = conventions(convention)
@@ -210,7 +210,7 @@ def audit(
 
 def _tests(tests: str | Sequence[str]) -> list[str]:
     """A test's name, a list of them or `all` as the list of paired tests to run."""
-    from irscore import stats
+    from irscore.analysis import stats
 
     chosen = list(stats.TESTS) if tests == "all" else [tests] if isinstance(tests, str) else tests
     unknown = [test for test in chosen if test not in stats.TESTS]
@@ -260,15 +260,15 @@ def _one_convention(item: ConventionInput) -> Convention:
 
 
 def measure_spec(measures: str | Sequence[str] | None) -> tuple[MeasureSpec, dict[str, set[str]]]:
-    """The MeasureSpec of trec_eval measure names (`irscore.measures.requests.parse_names`),
+    """The MeasureSpec of trec_eval measure names (`irscore.engine.measures.requests.parse_names`),
     and the families narrowed to some of their measures (`iprec_at_recall_0.50`).
 
     >>> spec, _ = measure_spec(["P_5", "P_10", "ndcg_cut.10"])
     >>> spec.P, spec.ndcg_cut, sorted(spec.families)
     ((5, 10), (10,), ['P', 'ndcg_cut'])
     """
-    from irscore.measures.registry import TEXT_FAMILIES
-    from irscore.measures.requests import parse_names
+    from irscore.engine.measures.registry import TEXT_FAMILIES
+    from irscore.engine.measures.requests import parse_names
 
     names = [measures] if isinstance(measures, str) else list(measures or ["official"])
     spec, missing, narrowed = parse_names(names)
@@ -295,7 +295,7 @@ def _narrow(table: pd.DataFrame, narrowed: Mapping[str, set[str]]) -> pd.DataFra
     """Drop the measures of narrowed families that were not asked for by name."""
     if not narrowed:
         return table
-    from irscore.measures import MeasureError
+    from irscore.engine.measures import MeasureError
 
     measure = table["measure"].astype(str)
     keep = measure == measure  # every row, until a narrowed family drops some
@@ -313,8 +313,8 @@ def _narrow(table: pd.DataFrame, narrowed: Mapping[str, set[str]]) -> pd.DataFra
 def _qrels(qrels: QrelsInput, records: bool = False) -> pd.DataFrame | Records:
     """The qrels as the readers give them; a file as `trec.Records` when `records` (the
     evaluation takes them as they are, without a pandas frame)."""
-    from irscore import trec
-    from irscore.inputs import IRDS_PREFIX, qrels_frame
+    from irscore.engine import trec
+    from irscore.engine.inputs import IRDS_PREFIX, qrels_frame
 
     if records and isinstance(qrels, str | os.PathLike) and not str(qrels).startswith(IRDS_PREFIX):
         return _checked(trec.read_qrels_records(qrels), "qrels")
@@ -334,8 +334,8 @@ def _runs(
 
 
 def _run(run: RunInput, name: str, records: bool) -> pd.DataFrame | Records:
-    from irscore import trec
-    from irscore.inputs import run_frame
+    from irscore.engine import trec
+    from irscore.engine.inputs import run_frame
 
     if records and isinstance(run, str | os.PathLike):
         return _checked(trec.read_run_records(run), "run")
@@ -345,8 +345,8 @@ def _run(run: RunInput, name: str, records: bool) -> pd.DataFrame | Records:
 def _checked(table: pd.DataFrame | Records, role: str) -> pd.DataFrame | Records:
     """The input, refused when it holds no record (as the command line refuses it), with a
     warning when a file's byte order mark was skipped."""
-    from irscore import trec
-    from irscore.input_checks import bom_note, require_records
+    from irscore.engine import trec
+    from irscore.engine.input_checks import bom_note, require_records
 
     if isinstance(table, trec.Records):
         rows, skipped, bom = table.table.num_rows, table.skipped, table.bom
@@ -360,7 +360,7 @@ def _checked(table: pd.DataFrame | Records, role: str) -> pd.DataFrame | Records
 
 def _source(table: pd.DataFrame | Records, default: str = "run") -> str:
     """How messages name an input: a file's name, else what the frame was made from."""
-    from irscore import trec
+    from irscore.engine import trec
 
     if isinstance(table, trec.Records):
         return table.source

@@ -5,17 +5,17 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-from irscore.analysis import Analyzer
-from irscore.conventions import conventions_from_config
-from irscore.data import (
+from irscore.pipeline.analyzers import Analyzer
+from irscore.engine.conventions import conventions_from_config
+from irscore.pipeline.data import (
     ir_datasets_query_field,
     local_copy,
     verify_local_collection,
     verify_sources,
 )
-from irscore.ideal import TAG as IDEAL
-from irscore.measures import spec_from_config
-from irscore.retrieve import DEFAULT_ANALYZER, RetrieverSpec
+from irscore.pipeline.ideal import TAG as IDEAL
+from irscore.engine.measures import spec_from_config
+from irscore.pipeline.retrieve import DEFAULT_ANALYZER, RetrieverSpec
 
 validate(config, schema="../schemas/config.schema.yaml")
 # Fail before any job runs: each analyzer and each model check their own keys.
@@ -165,33 +165,33 @@ def retriever_sources(wildcards):
     """The modules a run depends on: the shared retrieval code and its own model's file."""
     model = config["retrievers"][wildcards.run]["model"]
     return package_sources(
-        "analysis.py",
-        "data.py",
-        "retrieve.py",
-        "trec.py",
-        "logs.py",
-        "retrievers/__init__.py",
-        "retrievers/base.py",
-        "retrievers/index.py",
-        f"retrievers/{model}.py",
+        "pipeline/analyzers.py",
+        "pipeline/data.py",
+        "pipeline/retrieve.py",
+        "engine/trec.py",
+        "pipeline/logs.py",
+        "pipeline/retrievers/__init__.py",
+        "pipeline/retrievers/base.py",
+        "pipeline/retrievers/index.py",
+        f"pipeline/retrievers/{model}.py",
     )
 
 
 def shard_sources(wildcards):
     """The modules a shard job depends on: a run's, and the sharding code."""
-    return retriever_sources(wildcards) + package_sources("shards.py")
+    return retriever_sources(wildcards) + package_sources("pipeline/shards.py")
 
 
 def index_sources(wildcards):
     """The modules that build an index file."""
     return package_sources(
-        "analysis.py",
-        "data.py",
-        "retrieve.py",
-        "shards.py",
-        "trec.py",
-        "logs.py",
-        "retrievers/index.py",
+        "pipeline/analyzers.py",
+        "pipeline/data.py",
+        "pipeline/retrieve.py",
+        "pipeline/shards.py",
+        "engine/trec.py",
+        "pipeline/logs.py",
+        "pipeline/retrievers/index.py",
     )
 
 

@@ -6,7 +6,7 @@
 
 rule export_data:
     input:
-        code=package_sources("data.py", "trec.py", "logs.py"),
+        code=package_sources("pipeline/data.py", "engine/trec.py", "pipeline/logs.py"),
     output:
         qrels="results/data/qrels.txt",
         queries="results/data/queries.tsv",

@@ -10,7 +10,11 @@ rule evaluate:
         run="results/runs/{run}.run",
         records=evaluate_records,
         code=package_sources(
-            "crosscheck.py", "evaluate.py", "measures", "conventions.py", "trec.py"
+            "pipeline/crosscheck.py",
+            "engine/evaluate.py",
+            "engine/measures",
+            "engine/conventions.py",
+            "engine/trec.py",
         ),
     output:
         eval="results/eval/{run}.tsv",

@@ -1,6 +1,6 @@
 # Settings and helper functions of the published figures (config `published:`), which
 # the tables job compares with the regenerated ones.
-from irscore.published import load_published
+from irscore.analysis.published import load_published
 
 # The published figures are Cranfield's: another collection has nothing to compare them to.
 PUBLISHED = (

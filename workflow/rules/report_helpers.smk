@@ -1,7 +1,7 @@
 # Settings and helper functions of the report rules (report.smk): the artefacts of each
 # report job, named by irscore.report.layout (the names `irscore audit` uses too), each
 # wrapped for the report with its caption.
-from irscore.ideal import TAG as IDEAL
+from irscore.pipeline.ideal import TAG as IDEAL
 from irscore.report import layout
 from irscore.report.settings import check_plots
 from irscore.report.styles import run_styles

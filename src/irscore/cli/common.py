@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, NoReturn
 
-from irscore import errors
-from irscore.conventions import CHOICES, COMPAT, Convention
+from irscore.engine import errors
+from irscore.engine.conventions import CHOICES, COMPAT, Convention
 
 WRITE_PIECE = 1 << 20  # bytes handed to one write(2)
 
@@ -97,7 +97,7 @@ def relevance_level(text: str) -> int:
 
 def add_input_flags(parser: argparse.ArgumentParser) -> None:
     """How to read the qrels and runs: their formats (detected unless named) and --verbose."""
-    from irscore.formats import QRELS_FORMATS, RUN_FORMATS
+    from irscore.engine.formats import QRELS_FORMATS, RUN_FORMATS
 
     parser.add_argument(
         "--qrels-format",
@@ -120,7 +120,7 @@ def add_input_flags(parser: argparse.ArgumentParser) -> None:
 def read_inputs(args: argparse.Namespace, qrels_path: str, run_paths: list[str]):
     """The qrels as `trec.Records`, and the runs as Records read one at a time, as they
     are asked for (so one run is in memory at once); each described under --verbose."""
-    from irscore import trec
+    from irscore.engine import trec
 
     def described(records):
         if args.verbose:
@@ -133,7 +133,7 @@ def read_inputs(args: argparse.Namespace, qrels_path: str, run_paths: list[str])
 
 def read_run(args: argparse.Namespace, path: str):
     """One run as `trec.Records`, in the format the flags name."""
-    from irscore import trec
+    from irscore.engine import trec
 
     return checked(trec.read_run_records(path, args.run_format), "run")
 
@@ -141,7 +141,7 @@ def read_run(args: argparse.Namespace, path: str):
 def checked(records, role: str):
     """The records, refused when the file holds none (`input_checks.require_records`),
     with a note on stderr when a byte order mark was skipped."""
-    from irscore.input_checks import bom_note, require_records
+    from irscore.engine.input_checks import bom_note, require_records
 
     require_records(records.source, role, records.table.num_rows, len(records.skipped))
     if records.bom:
@@ -181,7 +181,7 @@ def trec_eval_version(args: argparse.Namespace) -> int:
 def convention_name(changes: dict) -> str:
     """The canonical name of a set of changes (`reference`, `judged_only`, ... as in the
     default grid), or the list of changed fields when the grid has no such convention."""
-    from irscore.conventions import DEFAULT_GRID, describe
+    from irscore.engine.conventions import DEFAULT_GRID, describe
 
     for name, grid_changes in DEFAULT_GRID.items():
         if grid_changes == changes:
@@ -192,7 +192,7 @@ def convention_name(changes: dict) -> str:
 def note_not_computed(families: Iterable[str], convention: Convention) -> None:
     """Say on stderr which requested families the convention has no form for (they are
     absent from the output, never silently)."""
-    from irscore.measures.registry import why_not_computed
+    from irscore.engine.measures.registry import why_not_computed
 
     for family in dict.fromkeys(families):
         reason = why_not_computed(family, convention.ties)
@@ -211,10 +211,10 @@ def user_errors() -> tuple[type[Exception], ...]:
     Imported here, when an error is being handled, so that start-up stays light
     (by then the command has loaded these modules anyway).
     """
-    from irscore.conventions import ConventionError
-    from irscore.evaluate import DuplicateDocumentError
-    from irscore.measures import MeasureError
-    from irscore.trec import TrecFormatError
+    from irscore.engine.conventions import ConventionError
+    from irscore.engine.evaluate import DuplicateDocumentError
+    from irscore.engine.measures import MeasureError
+    from irscore.engine.trec import TrecFormatError
 
     known = [errors.InputError, TrecFormatError, DuplicateDocumentError, ConventionError]
     known += [MeasureError, UsageError]
@@ -226,10 +226,10 @@ def user_errors() -> tuple[type[Exception], ...]:
 
 
 WORKBENCH_ERRORS = (
-    ("irscore.prefs", "PrefsError"),
-    ("irscore.explain", "ExplainError"),
-    ("irscore.interleave", "InterleaveError"),
-    ("irscore.pool", "PoolError"),
+    ("irscore.engine.prefs", "PrefsError"),
+    ("irscore.workbench.explain", "ExplainError"),
+    ("irscore.workbench.interleave", "InterleaveError"),
+    ("irscore.workbench.pool", "PoolError"),
 )
 
 

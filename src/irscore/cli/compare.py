@@ -15,9 +15,9 @@ from irscore.cli.common import (
     note_not_computed,
     read_inputs,
 )
-from irscore.naming import run_names
+from irscore.engine.naming import run_names
 
-# irscore.stats.TESTS and CORRECTIONS, spelled out so that the parser does not load
+# irscore.analysis.stats.TESTS and CORRECTIONS, spelled out so that the parser does not load
 # scipy (a test checks they agree).
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
@@ -78,9 +78,10 @@ def run(args: argparse.Namespace) -> str:
     import json
     from dataclasses import replace
 
-    from irscore import systems_table, trec
-    from irscore.comparison import DEFAULT_MEASURES, paired, score_runs
-    from irscore.measures import parse_requests
+    from irscore.analysis import systems_table
+    from irscore.analysis.comparison import DEFAULT_MEASURES, paired, score_runs
+    from irscore.engine import trec
+    from irscore.engine.measures import parse_requests
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> str:
         )
         if args.plot:
             matplotlib_config_dir()
-            from irscore import compare_plots
+            from irscore.report import compare_plots
 
             compare_plots.save(table, pair, measures[0], args.B, args.seed, args.alpha, args.plot)
         if args.format == "tsv":
@@ -172,7 +173,7 @@ def _checks(lines: list[str]) -> str:
 
 def _detailed_text(result, pair, paths, convention, args) -> str:
     """The tests in a table that fits WIDTH columns (--wide: every column)."""
-    from irscore.audit import correction_scope
+    from irscore.analysis.audit import correction_scope
 
     a, b = pair
     head = "".join(

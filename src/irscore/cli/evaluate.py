@@ -20,7 +20,7 @@ from irscore.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from irscore.measures import MeasureSpec
+    from irscore.engine.measures import MeasureSpec
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -68,11 +68,11 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     """The output of `irscore evaluate`: every value is computed before anything is
     printed; trec_eval's text comes as blocks of bytes, formatted as they are written."""
-    from irscore import trec_eval_text
     from irscore.cli import workers
-    from irscore.errors import display_name
-    from irscore.input_checks import overlap
-    from irscore.measures import parse_requests
+    from irscore.engine import trec_eval_text
+    from irscore.engine.errors import display_name
+    from irscore.engine.input_checks import overlap
+    from irscore.engine.measures import parse_requests
 
     if args.v:
         print(TREC_EVAL_VERSION[trec_eval_version(args)], file=sys.stderr)
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     convention = convention_from_args(args)
     zscores = None
     if args.Z is not None:
-        from irscore.zscores import read_zscores
+        from irscore.engine.zscores import read_zscores
 
         zscores = read_zscores(args.Z)
     if args.R == "qrels":
@@ -201,12 +201,12 @@ def _other_judgments(args: argparse.Namespace, convention):
     """-R prefs, qrels_prefs or qrels_jg: those judgments; for prefs, a note naming the
     convention's decisions they do not read."""
     if args.R == "qrels_jg":
-        from irscore.judgment_groups import read_qrels_jg
+        from irscore.engine.judgment_groups import read_qrels_jg
 
         judgments = read_qrels_jg(args.qrels)
     else:
-        from irscore.conventions import Convention
-        from irscore.prefs import read_prefs
+        from irscore.engine.conventions import Convention
+        from irscore.engine.prefs import read_prefs
 
         judgments = read_prefs(args.qrels, qrels=args.R == "qrels_prefs")
         reference = Convention()
@@ -225,15 +225,15 @@ def _scored(form: str, judgments, run, convention, spec, text: bool):
     and for qrels the `Notes` on how run and qrels meet) of one run against the
     judgments of -R `form`."""
     if form == "qrels":
-        from irscore.evaluate import evaluate_records
+        from irscore.engine.evaluate import evaluate_records
 
         values, topics, means, notes = evaluate_records(judgments, run, convention, spec, text=text)
         return values, topics, means, notes.qrels_topics_without_run, notes.not_computed, notes
     if form == "qrels_jg":
-        from irscore import judgment_groups
+        from irscore.engine import judgment_groups
 
         return *judgment_groups.evaluate(judgments, run, convention, spec), None
-    from irscore import prefs
+    from irscore.engine import prefs
 
     values, topics, means, without_run = prefs.evaluate(judgments, run, convention, spec)
     return values, topics, means, without_run, [], None
@@ -243,8 +243,8 @@ def _as_zscores(zscores, values, topics, means, without_run, convention):
     """-Z: the per-topic values as z-scores and their `all` values (texts unchanged)."""
     import numpy as np
 
-    from irscore import zscores as z
-    from irscore.measures.registry import TEXT_FAMILIES, family_of
+    from irscore.engine import zscores as z
+    from irscore.engine.measures.registry import TEXT_FAMILIES, family_of
 
     text = frozenset(m for m in values if family_of(m).name in TEXT_FAMILIES)
     values = z.convert(zscores, values, topics, text)
@@ -259,7 +259,7 @@ def _without_text(spec: MeasureSpec, requests: list[str]) -> MeasureSpec:
     """The spec without its text measures, which trec_eval prints only per topic (-q):
     not computed for nothing, and a note when one was asked for by name (all_trec's
     relstring is trec_eval's own silence)."""
-    from irscore.measures.registry import TEXT_FAMILIES
+    from irscore.engine.measures.registry import TEXT_FAMILIES
 
     text = spec.families & TEXT_FAMILIES
     named = {request.partition(".")[0] for request in requests}
@@ -287,8 +287,8 @@ def _table_text(results: list, convention, args: argparse.Namespace) -> str:
 
     import pandas as pd
 
-    from irscore import trec
-    from irscore.evaluate import long_table
+    from irscore.engine import trec
+    from irscore.engine.evaluate import long_table
 
     tables = [long_table(name, convention, *result) for name, *result in results]
     combined = pd.concat(tables, ignore_index=True)

@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> str:
     """The explanation as Markdown, TSV or JSON; the figure to --plot."""
     import json
 
-    from irscore import explain, trec
+    from irscore.engine import trec
+    from irscore.workbench import explain
 
     convention = convention_from_args(args)
     if args.grade_list is not None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from irscore.cli.common import UsageError, check_alpha, matplotlib_config_dir
-from irscore.naming import run_names
+from irscore.engine.naming import run_names
 
-# irscore.interleave's METHODS and CLICK_MODELS, spelled out so that the parser does
+# irscore.workbench.interleave's METHODS and CLICK_MODELS, spelled out so that the parser does
 # not load numpy and scipy (a test checks they agree).
 METHODS = ("team_draft", "balanced")
 CLICK_MODELS = ("perfect", "navigational", "informational", "random")
@@ -45,7 +45,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> str:
     """The verdict; the log and the figure go to their files."""
-    from irscore import interleave, trec
+    from irscore.engine import trec
+    from irscore.workbench import interleave
 
     check_alpha(args.alpha)
     if args.plot and not args.plot.lower().endswith((".png", ".svg")):

@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> str:
     """pool.md for a synthetic collection; a count line for a pool of runs."""
     from pathlib import Path
 
-    from irscore import pool, trec
+    from irscore.engine import trec
+    from irscore.workbench import pool
 
     if args.from_runs:
         if args.out or not args.target:

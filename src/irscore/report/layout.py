@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from irscore.conventions import CHOICES, conventions_from_config
+from irscore.engine.conventions import CHOICES, conventions_from_config
 
 TABLE_FORMATS = ("md", "csv", "tex", "html")
 FIGURE_FORMATS = ("png", "svg")

@@ -18,16 +18,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from irscore import ties, trec
-from irscore.audit import conclusion_flips
-from irscore.conventions import DEFAULT_GRID, Convention, conventions_from_config
-from irscore.evaluate import evaluate, prepare, rank, write_long_table
-from irscore.measures import spec_from_config
-from irscore.naming import few
+from irscore.analysis import ties
+from irscore.analysis.audit import conclusion_flips
+from irscore.analysis.results import Results
+from irscore.engine import trec
+from irscore.engine.conventions import DEFAULT_GRID, Convention, conventions_from_config
+from irscore.engine.evaluate import evaluate, prepare, rank, write_long_table
+from irscore.engine.measures import spec_from_config
+from irscore.engine.naming import few
 from irscore.report import layout
 from irscore.report.pipeline import write_run_figures, write_run_tables
 from irscore.report.settings import DPI, HEADLINE, MEASURES
-from irscore.results import Results
 
 
 def audit_files(

@@ -17,13 +17,14 @@ from typing import Any
 
 import pandas as pd
 
-from irscore import curves, published, summary, tables, ties, trec
-from irscore.audit import COMPARISON_COLUMNS, HTML_SPLIT, write_comparisons
-from irscore.audit import write as write_audit
-from irscore.report import pages
+from irscore.analysis import curves, published, ties
+from irscore.analysis.audit import COMPARISON_COLUMNS, HTML_SPLIT, write_comparisons
+from irscore.analysis.audit import write as write_audit
+from irscore.analysis.results import Results
+from irscore.engine import trec
+from irscore.report import pages, summary, tables
 from irscore.report.layout import paths_under
 from irscore.report.styles import Style, run_styles
-from irscore.results import Results
 
 
 def write_run_tables(
@@ -167,7 +168,7 @@ def topic_figures_job(
     each pair of runs (`plots.pairs`), from the long tables of the runs named (`evals`).
     `styles` gives each of these runs' (colour, marker), from report.styles over every
     configured run."""
-    from irscore.data import documents_in
+    from irscore.pipeline.data import documents_in
     from irscore.report import plots
 
     results = Results.read(evals, conventions)

@@ -28,11 +28,11 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from irscore import curves
-from irscore.conventions import REFERENCE, name_under
-from irscore.measures import RECALL_LEVELS
+from irscore.analysis import curves
+from irscore.analysis.results import Results
+from irscore.engine.conventions import REFERENCE, name_under
+from irscore.engine.measures import RECALL_LEVELS
 from irscore.report.styles import Style
-from irscore.results import Results
 
 STYLE = {
     "font.family": "DejaVu Sans",

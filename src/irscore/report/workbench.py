@@ -16,12 +16,14 @@ from typing import Any
 
 import pandas as pd
 
-from irscore import interleave, systems_table, trec
-from irscore.audit import paired_comparisons
-from irscore.conventions import REFERENCE
-from irscore.evaluate import concat_long
+from irscore.analysis import systems_table
+from irscore.analysis.audit import paired_comparisons
+from irscore.analysis.results import Results
+from irscore.engine import trec
+from irscore.engine.conventions import REFERENCE
+from irscore.engine.evaluate import concat_long
 from irscore.report import pages
-from irscore.results import Results
+from irscore.workbench import interleave
 
 
 def _reference_rows(results: Results, measures: Sequence[str]) -> pd.DataFrame:

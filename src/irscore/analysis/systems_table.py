@@ -1,0 +1,204 @@
+"""Many systems, one table: the comparison papers print.
+
+One row per system, one column per measure: the mean over topics with a
+significance mark. Against a baseline, ▲ (▼) marks a system significantly
+better (worse) than the baseline; with all pairs, each system gets a letter
+and a cell lists the letters of the systems it is significantly better than
+(as ranx does). The p-values come from `audit.paired_comparisons` (any test of
+`stats.TESTS`; the table uses one) adjusted together, every system and measure
+of the table, by one of `stats.CORRECTIONS`; a footnote says which test and
+correction, over how many p-values, and alpha. The
+best mean of each column is in bold. Markdown, LaTeX (booktabs) and CSV.
+"""
+
+from __future__ import annotations
+
+import itertools
+import string
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from irscore.analysis.audit import correction_scope, paired_comparisons
+from irscore.engine import trec
+from irscore.engine.conventions import REFERENCE, Convention
+
+UP, DOWN = "▲", "▼"
+
+
+@dataclass(frozen=True)
+class SystemsTable:
+    """Means per system and measure, the marks, and the tests behind them."""
+
+    means: pd.DataFrame  # systems x measures
+    marks: pd.DataFrame  # systems x measures, "" when nothing is significant
+    tests: pd.DataFrame  # one row per comparison (audit.COMPARISON_COLUMNS)
+    baseline: str | None  # None: all pairs
+    footnote: str
+
+
+def build(
+    table: pd.DataFrame,
+    systems: Sequence[str],
+    measures: Sequence[str],
+    baseline: str | None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    B: int | None = None,
+    seed: int = 0,
+    convention: Convention = REFERENCE,
+) -> SystemsTable:
+    """The table for `systems` (their long tables in `table`, under `convention`).
+
+    With a baseline, each other system is tested against it; with None, every pair.
+    """
+    if baseline is not None and baseline not in systems:
+        raise ValueError(f"baseline {baseline!r} is not one of the systems: {list(systems)}")
+    if baseline is None:
+        pairs = list(itertools.combinations(systems, 2))
+    else:
+        pairs = [(baseline, s) for s in systems if s != baseline]
+    tests = paired_comparisons(
+        table, pairs, measures, [convention], (test,), B, seed, alpha, correction
+    )
+    means = pd.DataFrame(
+        {m: [_mean(table, s, m, convention) for s in systems] for m in measures},
+        index=pd.Index(list(systems), name="system"),
+    )
+    marks = pd.DataFrame("", index=means.index, columns=list(measures))
+    letters = dict(zip(systems, string.ascii_lowercase, strict=False))
+    for row in tests.itertuples(index=False):
+        if not row.significant:
+            continue
+        better, worse = (row.run_b, row.run_a) if row.diff > 0 else (row.run_a, row.run_b)
+        if baseline is not None:
+            marks.loc[row.run_b, row.measure] = UP if row.diff > 0 else DOWN
+        else:
+            marks.loc[better, row.measure] += letters.get(worse, "?")
+    for measure in measures:  # letters in system order
+        if baseline is None:
+            marks[measure] = ["".join(sorted(m)) for m in marks[measure]]
+    return SystemsTable(
+        means,
+        marks,
+        tests,
+        baseline,
+        _footnote(baseline, correction_scope(correction, tests), alpha),
+    )
+
+
+def _mean(table: pd.DataFrame, system: str, measure: str, convention: Convention) -> float:
+    rows = table[
+        (table["run"] == system)
+        & (table["convention"] == convention.name)
+        & (table["measure"] == measure)
+        & (table["topic"] == "all")
+    ]
+    return float(rows["value"].iloc[0]) if len(rows) else np.nan
+
+
+def _footnote(baseline: str | None, scope: str, alpha: float) -> str:
+    how = f"p adjusted: {scope}; alpha = {alpha:g}"
+    if baseline is not None:
+        return (
+            f"{UP} / {DOWN}: significantly better / worse than the baseline {baseline} "
+            f"({how}); best value per column in bold."
+        )
+    return (
+        "Letters: the systems (in row order a, b, c, ...) this one is significantly "
+        f"better than ({how}); best value per column in bold."
+    )
+
+
+def _best(column: pd.Series) -> set[str]:
+    """The systems with the column's highest mean (all of them when tied)."""
+    if column.isna().all():
+        return set()
+    return set(column.index[column == column.max()])
+
+
+def _label(system: str, index: int, all_pairs: bool) -> str:
+    return f"({string.ascii_lowercase[index]}) {system}" if all_pairs else system
+
+
+def _rows(
+    t: SystemsTable, digits: int, bold: str, mark_text: Callable[[str], str]
+) -> list[tuple[str, list[str]]]:
+    """Each system's name and cells: the mean, `bold` around the column's best, its mark;
+    the one layout the Markdown and LaTeX tables share."""
+    best = {m: _best(t.means[m]) for m in t.means.columns}
+    rows = []
+    for i, system in enumerate(t.means.index):
+        cells = []
+        for m in t.means.columns:
+            value = t.means.at[system, m]
+            text = "n/a" if np.isnan(value) else f"{value:.{digits}f}"
+            if system in best[m]:
+                text = bold.format(text)
+            mark = t.marks.at[system, m]
+            cells.append(text + (mark_text(mark) if mark else ""))
+        name = _label(system, i, t.baseline is None)
+        rows.append((name + (" (baseline)" if system == t.baseline else ""), cells))
+    return rows
+
+
+def markdown(t: SystemsTable, digits: int = 4) -> str:
+    """The table as GitHub Markdown, with the footnote below it."""
+    columns = list(t.means.columns)
+    lines = [
+        "| system | " + " | ".join(columns) + " |",
+        "| --- |" + " ---: |" * len(columns),
+    ]
+    bold, mark_text = "**{}**", " {}" if t.baseline is not None else "<sup>{}</sup>"
+    for name, cells in _rows(t, digits, bold, lambda mark: mark_text.format(mark)):
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n\n" + textwrap.fill(t.footnote, 100) + "\n"
+
+
+def latex(t: SystemsTable, caption: str = "", digits: int = 4) -> str:
+    """The table as LaTeX with booktabs (\\usepackage{booktabs, amssymb})."""
+    columns = list(t.means.columns)
+    mark_tex = {UP: "$^{\\blacktriangle}$", DOWN: "$^{\\blacktriangledown}$"}
+    header = " & ".join(["System", *(_tex(m) for m in columns)])
+    body = [
+        " & ".join([_tex(name), *cells]) + " \\\\"
+        for name, cells in _rows(
+            t,
+            digits,
+            "\\textbf{{{}}}",
+            lambda mark: mark_tex.get(mark, f"$^{{\\mathrm{{{mark}}}}}$"),
+        )
+    ]
+    footnote = (
+        _tex(t.footnote).replace(UP, "$\\blacktriangle$").replace(DOWN, "$\\blacktriangledown$")
+    )
+    return (
+        "\\begin{table}\n\\centering\n"
+        f"\\caption{{{_tex(caption) or 'Mean over topics.'} {footnote}}}\n"
+        f"\\begin{{tabular}}{{l{'r' * len(columns)}}}\n\\toprule\n{header} \\\\\n\\midrule\n"
+        + "\n".join(body)
+        + "\n\\bottomrule\n\\end{tabular}\n\\end{table}\n"
+    )
+
+
+def _tex(text: str) -> str:
+    for char in ("\\", "&", "%", "$", "#", "_", "{", "}"):
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def csv(t: SystemsTable) -> str:
+    """One row per system: each measure's mean (every digit) and its mark."""
+    frame = pd.DataFrame(index=t.means.index)
+    for m in t.means.columns:
+        frame[m] = t.means[m]
+        frame[f"{m} mark"] = t.marks[m]
+    frame["baseline"] = [s == t.baseline for s in frame.index]
+    return frame.to_csv(float_format=trec.float_text, lineterminator="\n")
+
+
+RENDER = {"md": markdown, "latex": latex, "csv": csv}

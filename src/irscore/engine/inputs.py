@@ -1,0 +1,319 @@
+"""Qrels and runs given in any form the Python API takes, as the frames the readers produce.
+
+A path goes through the file readers (`irscore.engine.trec`); a pandas DataFrame may
+use ir_datasets / ir_measures column names (`query_id`, `doc_id`,
+`relevance`, `score`) or TREC names (`topic`, `docno`, `grade`, `rank`,
+`tag`); a pytrec_eval-style dict is `{qid: {docno: grade_or_score}}`; qrels
+may also be `irds:ID`, read through ir_datasets. Every value is checked as
+strictly as a file line would be: a bad one is an `InputError` naming its row
+(a dict's: its topic and docno).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from irscore.engine import trec
+from irscore.engine.errors import InputError, shown
+
+if TYPE_CHECKING:
+    QrelsInput = str | os.PathLike | pd.DataFrame | Mapping[str, Mapping[str, int]]
+    RunInput = str | os.PathLike | pd.DataFrame | Mapping[str, Mapping[str, float]]
+
+IRDS_PREFIX = "irds:"
+# The characters Python's str.isspace() is true of, in RE2's syntax (Arrow's regexes).
+_SPACE = r"[\t-\r\x{1c}-\x{20}\x{85}\p{Z}]"
+_CONTROL = r"[\x{00}-\x{1f}]"  # as the file readers refuse them
+# Column names accepted for each field of the readers' frames, the canonical one first.
+ALIASES = {
+    "topic": ("topic", "query_id", "qid"),
+    "docno": ("docno", "doc_id", "docid"),
+    "grade": ("grade", "relevance", "rel"),
+    "score": ("score",),
+    "rank": ("rank",),
+    "tag": ("tag", "run_id", "run"),
+}
+
+
+Place = Callable[[int], str]  # how a message names a row: `row 3`, or a dict's topic and docno
+
+
+def _row(row: int) -> str:
+    return f"row {row}"
+
+
+def qrels_frame(qrels: QrelsInput, what: str = "qrels") -> pd.DataFrame:
+    """Columns topic, docno (str), grade (int64), as `trec.read_qrels` returns them."""
+    if isinstance(qrels, str) and qrels.startswith(IRDS_PREFIX):
+        return irds_qrels(qrels[len(IRDS_PREFIX) :])
+    if isinstance(qrels, str | os.PathLike):
+        return trec.read_qrels(qrels)
+    columns, place = _columns(qrels, ("topic", "docno", "grade"), (), what)
+    frame = pd.DataFrame(
+        {
+            "topic": columns["topic"],
+            "docno": columns["docno"],
+            "grade": _integers(columns["grade"], f"{what} relevance", place),
+        }
+    )
+    duplicated = frame.duplicated(["topic", "docno"])
+    if duplicated.any():
+        row = int(np.flatnonzero(duplicated.to_numpy())[0])
+        raise InputError(
+            f"{what} row {row}: document {frame.at[row, 'docno']} is judged twice "
+            f"for topic {frame.at[row, 'topic']}"
+        )
+    frame.attrs["source"] = what
+    return frame
+
+
+def run_frame(run: RunInput, what: str = "run") -> pd.DataFrame:
+    """Columns topic, docno, rank, score, tag in input order, as `trec.read_run` returns them
+    (ids and tags as categoricals, which the evaluation recodes without touching each row).
+
+    Without a rank column a row's rank is its position within its topic in the
+    input order, the order a dict iterates in; without a tag column the tag is `what`.
+    """
+    if isinstance(run, str | os.PathLike):
+        return trec.read_run(run)
+    columns, place = _columns(run, ("topic", "docno", "score"), ("rank", "tag"), what)
+    given = pd.Series(columns["score"])
+    if given.dtype.kind in "fiu":
+        score = given.to_numpy(dtype=np.float64)
+    else:
+        score = pd.to_numeric(given, errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(score)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{what} {place(row)}: score {_shown(given.iloc[row])} is not finite")
+    topic = columns["topic"]
+    if "rank" in columns:
+        rank = _integers(columns["rank"], f"{what} rank", place)
+    else:
+        rank = _positions(topic.codes)
+    tag = columns.get("tag", pd.Categorical.from_codes(np.zeros(len(score), np.int8), [what]))
+    frame = pd.DataFrame(
+        {"topic": topic, "docno": columns["docno"], "rank": rank, "score": score, "tag": tag}
+    )
+    frame.attrs["source"] = what
+    return frame
+
+
+def irds_qrels(dataset_id: str) -> pd.DataFrame:
+    """The qrels of an ir_datasets dataset (it downloads them unless they are cached)."""
+    import ir_datasets
+
+    try:
+        dataset = ir_datasets.load(dataset_id)
+    except KeyError:
+        raise InputError(f"irds:{dataset_id}: unknown ir_datasets ID") from None
+    if not dataset.has_qrels():
+        raise InputError(f"irds:{dataset_id}: the dataset has no qrels")
+    try:
+        rows = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
+    except Exception as err:  # offline, no cache, a failed download: ir_datasets' own errors
+        first = err.args[0] if err.args and isinstance(err.args[0], str) else str(err)
+        reason = shown(first.splitlines()[0] if first else type(err).__name__)
+        raise InputError(
+            f"irds:{dataset_id}: ir_datasets could not give the qrels ({reason}); "
+            "check the network, or IR_DATASETS_HOME for a downloaded copy"
+        ) from None
+    frame = pd.DataFrame(rows, columns=["topic", "docno", "grade"])
+    return qrels_frame(frame, f"irds:{dataset_id}")
+
+
+def _columns(
+    table: Any, required: tuple[str, ...], optional: tuple[str, ...], what: str
+) -> tuple[dict[str, Any], Place]:
+    """The readers' columns of a DataFrame (under any accepted name) or of a nested dict,
+    ids as categoricals of str, and how a message names a row."""
+    place: Place = _row
+    if isinstance(table, pd.DataFrame):
+        columns = {}
+        for field in (*required, *optional):
+            found = [name for name in ALIASES[field] if name in table.columns]
+            if len(found) > 1:
+                raise InputError(f"{what}: columns {' and '.join(found)} both name the {field}")
+            if found:
+                columns[field] = table[found[0]]
+            elif field in required:
+                names = " or ".join(ALIASES[field])
+                raise InputError(f"{what}: no {field} column ({names}); columns: {list(table)}")
+    elif isinstance(table, Mapping):
+        columns = _from_dict(table, required[2], what)
+        topics, docnos = columns["topic"], columns["docno"]
+
+        def place(row: int) -> str:
+            return f"of topic {_shown(topics[row])}, docno {_shown(docnos[row])}"
+
+    else:
+        raise InputError(f"{what}: expected a path, a DataFrame or a dict, got {type(table)}")
+    ids = [field for field in ("topic", "docno", "tag") if field in columns]
+    plain = "rank" in optional  # a run's docnos may stay plain strings (`_plain_strings`)
+
+    def checked(field: str) -> pd.Categorical | pd.Series:
+        if plain and field == "docno" and _mostly_distinct(columns[field]):
+            return _plain_strings(columns[field], f"{what} {field}", place)
+        return _strings(columns[field], f"{what} {field}", place)
+
+    with ThreadPoolExecutor(2) as pool:  # Arrow encodes Arrow-backed columns without the GIL
+        columns.update(zip(ids, pool.map(checked, ids), strict=True))
+    return columns, place
+
+
+def _from_dict(nested: Mapping[str, Mapping[str, Any]], value: str, what: str) -> dict[str, Any]:
+    """A pytrec_eval-style dict as columns (topic, docno, value), topic by topic in dict order."""
+    topics, docnos, values = [], [], []
+    for topic, docs in nested.items():
+        if not isinstance(docs, Mapping):
+            raise InputError(f"{what}: topic {topic!r} maps to {type(docs)}, not a dict")
+        topics += [topic] * len(docs)
+        docnos += docs.keys()
+        values += docs.values()
+    return {
+        "topic": pd.Series(topics, dtype=object),
+        "docno": pd.Series(docnos, dtype=object),
+        value: pd.Series(values, dtype=None if values else object),
+    }
+
+
+def _strings(column: pd.Series, what: str, place: Place = _row) -> pd.Categorical:
+    """`_coded`, with values that are neither text nor numbers (lists, dicts) an
+    InputError rather than pandas' or Arrow's TypeError."""
+    try:
+        return _coded(column, what, place)
+    except (TypeError, pa.ArrowException) as err:
+        reason = shown(str(err).splitlines()[0] if str(err) else type(err).__name__)
+        raise InputError(f"{what}: ids must be strings or numbers ({reason})") from None
+
+
+def _coded(column: pd.Series, what: str, place: Place) -> pd.Categorical:
+    """Ids as a categorical of non-empty str without whitespace (they must survive a
+    TREC file): one factorisation (Arrow's, for pandas' Arrow-backed strings), checked
+    on the distinct values only, which is also all the evaluation needs (it recodes the
+    categories, not the rows)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes, labels = column.cat.codes.to_numpy(), column.cat.categories
+    elif _arrow_strings(column.dtype):
+        encoded = pc.dictionary_encode(trec.one_array(pa.array(column)))
+        codes = pc.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
+        codes = codes.to_numpy()
+        labels = pd.Index(encoded.dictionary.to_pandas())
+    else:
+        codes, labels = pd.factorize(column.to_numpy(), use_na_sentinel=True)
+    if (codes < 0).any():
+        raise InputError(f"{what} {place(int(np.flatnonzero(codes < 0)[0]))}: missing value")
+    if pd.api.types.infer_dtype(labels, skipna=False) != "string":
+        text = np.array([str(label) for label in labels], dtype=object)
+        recode, labels = pd.factorize(text)  # 1 and "1" are one id in a TREC file
+        codes = recode[codes]
+    texts = pa.array(labels, pa.large_string())
+    bad, problem = _bad_ids(texts)
+    if problem:
+        bad_codes = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
+        row = int(np.flatnonzero(np.isin(codes, bad_codes))[0])
+        label = shown(texts[int(codes[row])].as_py())
+        raise InputError(f"{what} {place(row)}: {label!r} {problem}")
+    return pd.Categorical.from_codes(codes, pd.Index(labels))
+
+
+def _mostly_distinct(column: pd.Series) -> bool:
+    """True for Arrow-backed strings of which a sample of rows is mostly distinct: a run's
+    docnos rarely repeat across topics, and then the evaluation's sort of (topic, docno)
+    beats hashing a million docnos into categories (twice) and sorting them all."""
+    if not _arrow_strings(column.dtype) or len(column) < _SAMPLE:
+        return False
+    values = trec.one_array(pa.array(column))
+    sample = values.take(trec._arrow(np.linspace(0, len(values) - 1, _SAMPLE).astype(np.int64)))
+    return len(pc.unique(sample)) > _SAMPLE // 2
+
+
+def _plain_strings(column: pd.Series, what: str, place: Place = _row) -> pd.Series:
+    """Arrow-backed ids as they are, row by row, checked as `_strings` checks categories."""
+    values = trec.one_array(pa.array(column))
+    if values.null_count:
+        row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
+        raise InputError(f"{what} {place(row)}: missing value")
+    bad, problem = _bad_ids(values)
+    if problem:
+        row = int(np.flatnonzero(bad.to_numpy(zero_copy_only=False))[0])
+        raise InputError(f"{what} {place(row)}: {shown(values[row].as_py())!r} {problem}")
+    return pd.Series(pd.arrays.ArrowExtensionArray(values))
+
+
+def _bad_ids(strings: pa.Array) -> tuple[pa.Array | None, str]:
+    """Which ids a TREC file could not hold, and why: a control character (a NUL, an
+    escape), or empty or whitespace; (None, "") when all are fine."""
+    if not _maybe_blank(strings):
+        return None, ""
+    for pattern, problem in ((_CONTROL, "holds a control character"), (_SPACE, "")):
+        bad = pc.match_substring_regex(strings, pattern)
+        if not problem:
+            bad, problem = pc.or_(bad, pc.equal(strings, "")), "is empty or contains whitespace"
+        if pc.any(bad).as_py():
+            return bad, problem
+    return None, ""
+
+
+def _maybe_blank(strings: pa.Array) -> bool:
+    """False when no string can be empty or hold whitespace: every byte of the text is
+    printable ASCII (whitespace is a byte up to 0x20 in ASCII, bytes from 0x80 beyond)
+    and every string has a byte. One pass over the bytes instead of a regex per string."""
+    offsets, data = strings.buffers()[1], strings.buffers()[2]
+    kind = np.int64 if pa.types.is_large_string(strings.type) else np.int32
+    ends = np.frombuffer(offsets, kind, len(strings) + 1, strings.offset * np.dtype(kind).itemsize)
+    if len(strings) == 0:
+        return False
+    text = np.frombuffer(data, np.uint8)[ends[0] : ends[-1]] if data is not None else b""
+    return bool((np.diff(ends) == 0).any() or len(text) == 0 or ((text - 0x21) >= 0x5F).any())
+
+
+_SAMPLE = 4096  # rows sampled to tell mostly distinct docnos from a small pool
+
+
+def _arrow_strings(dtype: Any) -> bool:
+    """True for pandas' Arrow-backed string dtypes (pandas 3's default `str` among them)."""
+    if isinstance(dtype, pd.StringDtype):
+        return dtype.storage == "pyarrow"
+    return isinstance(dtype, pd.ArrowDtype) and (
+        pa.types.is_string(dtype.pyarrow_dtype) or pa.types.is_large_string(dtype.pyarrow_dtype)
+    )
+
+
+def _integers(column: pd.Series, what: str, place: Place = _row) -> np.ndarray:
+    """Whole numbers as int64; anything else is an error naming the row."""
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~(np.isfinite(values) & (np.floor(values) == values) & (np.abs(values) < 2.0**53))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{what} {place(row)}: {_shown(column.iloc[row])} is not a whole number")
+    return values.astype(np.int64)
+
+
+def _shown(value: Any) -> str:
+    """A value as an error message quotes it: text quoted, numbers plain, both cut short."""
+    return repr(shown(value)) if isinstance(value, str) else shown(str(value))
+
+
+def _positions(topic: np.ndarray) -> np.ndarray:
+    """Each row's 1-based position among its topic's rows, in row order (one pass when
+    every topic's rows are contiguous, as in a run file; a stable sort otherwise)."""
+    if len(topic) == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
+    if len(starts) == len(np.unique(topic[starts])):
+        return np.arange(len(topic)) - np.repeat(starts, np.diff(np.r_[starts, len(topic)])) + 1
+    order = np.argsort(topic, kind="stable")
+    ordered = topic[order]
+    first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    position = np.empty(len(topic), dtype=np.int64)
+    position[order] = np.arange(len(topic)) - np.repeat(first, np.diff(np.r_[first, len(topic)]))
+    return position + 1

@@ -1,0 +1,236 @@
+"""The run's rows joined to the qrels by (topic, docno), with one sort, as trec_eval does.
+
+trec_eval sorts each topic's documents by docno and merges them with the
+topic's judgments. Here the qrels and run rows of all topics are sorted
+together by (topic code, docno bytes) with Arrow's stable sort (in two halves
+of the topics on two threads when the input is large); neighbours in that
+order give each run row its grade, its docno's rank within the topic, and any
+repeated document. No table of every distinct docno is built: hashing a
+million mostly distinct docnos costs more than sorting them per topic.
+
+A DataFrame's docnos come already coded (its categories or a factorisation);
+`join_codes` joins those codes with one hash lookup and no string sort.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from irscore.engine import trec
+
+NOT_JUDGED = np.iinfo(np.int64).min
+_SLICE = 1 << 20  # sorted docnos compared this many at a time: they never exist whole
+_THREADED = 1 << 18  # rows from which the sort runs in two halves on two threads
+
+
+@dataclass(frozen=True)
+class Joined:
+    """Per run row: its docno's rank among its topic's distinct docnos (run and qrels
+    together, in byte order), and its grade (NOT_JUDGED when the qrels have none)."""
+
+    doc: np.ndarray
+    grade: np.ndarray
+    width: int  # one more than the largest `doc`
+    has_duplicates: bool  # some docno occurs twice for one topic of the run
+
+
+def join(
+    q_topic: np.ndarray,
+    q_docno: pa.Array,
+    q_grade: np.ndarray,
+    r_topic: np.ndarray,
+    r_docno: pa.Array,
+) -> Joined:
+    """Join run rows to qrels rows (topic codes shared, docnos as Arrow strings)."""
+    nq, n = len(q_topic), len(q_topic) + len(r_topic)
+    if len(r_topic) == 0:
+        return Joined(np.zeros(0, np.int64), np.zeros(0, np.int64), 1, False)
+    topic = np.concatenate((q_topic, r_topic)).astype(np.int32)
+    order, topic_start, new = _sort(topic, _chunked(q_docno, r_docno))
+    del topic
+    topic_starts = np.flatnonzero(topic_start)
+    del topic_start
+    pair = np.cumsum(new) - 1  # the (topic, docno) pair of each sorted row
+    doc = pair - np.repeat(pair[topic_starts], np.diff(np.r_[topic_starts, n]))
+    # Within a pair the stable sort puts the qrels row (at most one) first.
+    pair_starts = np.flatnonzero(new)
+    first_row = order[pair_starts]
+    judged = first_row < nq
+    pair_grade = np.full(len(pair_starts), NOT_JUDGED, dtype=np.int64)
+    pair_grade[judged] = q_grade[first_row[judged]]
+    is_run = order >= nq
+    repeated = bool((is_run[1:] & is_run[:-1] & ~new[1:]).any())
+    at = np.flatnonzero(is_run)
+    rows = order[at] - nq
+    run_doc = np.empty(n - nq, dtype=np.int64)
+    run_doc[rows] = doc[at]
+    run_grade = np.empty(n - nq, dtype=np.int64)
+    run_grade[rows] = pair_grade[pair[at]]
+    return Joined(run_doc, run_grade, int(doc.max()) + 1, repeated)
+
+
+def join_codes(
+    q_topic: np.ndarray,
+    q_doc: np.ndarray,
+    q_grade: np.ndarray,
+    r_topic: np.ndarray,
+    r_doc: np.ndarray,
+    width: int,
+) -> Joined:
+    """`join` for docnos coded by their rank among all distinct docnos (`width` of them) in
+    byte order: each run row's (topic, docno) looked up among the qrels' (distinct) in one
+    hash table, and repeats found by one sort of the run's pairs."""
+    import pandas as pd
+
+    q_key = q_topic.astype(np.int64) * width + q_doc
+    r_key = r_topic.astype(np.int64) * width + r_doc
+    found = pd.Index(q_key).get_indexer(r_key)
+    grade = np.full(len(r_key), NOT_JUDGED, dtype=np.int64)
+    hit = found >= 0
+    grade[hit] = q_grade[found[hit]]
+    r_key.sort()
+    repeated = bool((r_key[1:] == r_key[:-1]).any())
+    return Joined(r_doc.astype(np.int64), grade, max(width, 1), repeated)
+
+
+def _chunked(first: pa.Array, second: pa.Array) -> pa.ChunkedArray:
+    """Two string arrays as one chunked array (64-bit offsets when the text passes 2 GiB)."""
+    if first.type != second.type or _text_bytes(first) + _text_bytes(second) >= 2**31 - 1:
+        first, second = first.cast(pa.large_string()), second.cast(pa.large_string())
+    return pa.chunked_array([first, second], first.type)
+
+
+def _text_bytes(array: pa.Array) -> int:
+    """The bytes of text a string array holds."""
+    return pc.sum(pc.binary_length(array)).as_py() or 0
+
+
+def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:
+    """`_sorted` of all rows: topics split into two halves sorted at once on two threads
+    (Arrow's sort and comparisons let go of the GIL) when there are many rows."""
+    if len(topic) < _THREADED:
+        return _sorted(topic, docno.combine_chunks())
+    counts = np.bincount(topic)
+    middle = int(np.searchsorted(np.cumsum(counts), len(topic) // 2)) + 1
+    low = topic < middle
+    halves = [np.flatnonzero(low), np.flatnonzero(~low)]
+    del low
+
+    def half(rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        order, topic_start, new = _sorted(topic[rows], taken(docno, rows))
+        return rows[order], topic_start, new
+
+    with ThreadPoolExecutor(2) as pool:
+        parts = list(pool.map(half, halves))
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))
+
+
+def _sorted(topic: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A stable sort of (topic, docno) as int64 row indices, and for each sorted row
+    whether it starts a topic and whether it starts a (topic, docno) pair: as one
+    integer per row when (topic, docno) fits in 64 bits (`_packed`), else by Arrow's
+    sort of the strings."""
+    key = _packed(topic, docno)
+    if key is None:
+        return _sorted_strings(topic, docno)
+    order = np.argsort(key).astype(np.int64)  # not stable: equal keys put in row order
+    ordered = key[order]
+    _rows_in_order_within_equal_keys(order, ordered)
+    n = len(order)
+    topic_start = np.ones(n, dtype=bool)
+    new = np.ones(n, dtype=bool)
+    if n > 1:
+        by_topic = topic[order]
+        np.not_equal(by_topic[1:], by_topic[:-1], out=topic_start[1:])
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    return order, topic_start, new
+
+
+def _packed(topic: np.ndarray, docno: pa.Array) -> np.ndarray | None:
+    """(topic, docno) as one unsigned integer a row that orders as the pair does: the
+    topic code in the high bits, then the docno's bytes as digits in the base of the
+    bytes it uses (NUL padding a digit below them all, so a shorter prefix comes
+    first, as strcmp has it). None when that needs more than 64 bits, or a docno
+    holds a NUL byte."""
+    n = len(docno)
+    if n == 0:
+        return None
+    offsets = trec.numpy_view_offsets(docno)
+    lengths = np.diff(offsets)
+    data = docno.buffers()[2]
+    text = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+    text = text[offsets[0] : offsets[-1]]
+    present = np.zeros(256, dtype=bool)
+    present[text] = True
+    if present[0]:
+        return None
+    base, width = int(present.sum()) + 1, int(lengths.max())
+    topics = int(topic.max()) + 1 if len(topic) else 1
+    if topics * base**width > 2**64:
+        return None
+    digit = np.zeros(256, dtype=np.uint64)
+    digit[present] = np.arange(1, base, dtype=np.uint64)
+    places = np.arange(width)
+    used = places < lengths[:, None]
+    matrix = np.zeros((n, width), dtype=np.uint8)
+    matrix[used] = np.asarray(text, dtype=np.uint8)[
+        (offsets[:-1, None] - offsets[0] + places)[used]
+    ]
+    key = topic.astype(np.uint64)
+    for column in range(width):  # Horner's rule, one place a pass
+        key = key * np.uint64(base) + digit[matrix[:, column]]
+    return key
+
+
+def _rows_in_order_within_equal_keys(order: np.ndarray, ordered: np.ndarray) -> None:
+    """Make an unstable sort stable: within each run of equal keys, rows ascending.
+    Runs are short (a judged document's qrels and run rows), so a few odd-even
+    transposition passes over the places that need them do it."""
+    equal = np.flatnonzero(ordered[1:] == ordered[:-1])
+    while len(equal):
+        swapped = False
+        for parity in (0, 1):
+            at = equal[equal % 2 == parity]
+            at = at[order[at] > order[at + 1]]
+            if len(at):
+                order[at], order[at + 1] = order[at + 1], order[at].copy()
+                swapped = True
+        if not swapped:
+            return
+
+
+def _sorted_strings(
+    topic: np.ndarray, docno: pa.Array
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_sorted` by Arrow's stable sort of the strings. The sorted docnos are compared in
+    slices, so they never exist whole."""
+    table = pa.table({"t": trec._arrow(topic), "d": docno})
+    sort_keys = [("t", "ascending"), ("d", "ascending")]
+    order = trec.numpy_view(pc.sort_indices(table, sort_keys=sort_keys)).view(np.int64)
+    del table
+    n = len(order)
+    topic_start = np.ones(n, dtype=bool)
+    if n > 1:
+        sorted_topic = topic[order]
+        np.not_equal(sorted_topic[1:], sorted_topic[:-1], out=topic_start[1:])
+    new = topic_start.copy()
+    for start in range(0, n - 1, _SLICE):
+        stop = min(start + _SLICE, n - 1)
+        piece = docno.take(trec._arrow(order[start : stop + 1]))
+        changed = pc.not_equal(piece.slice(1), piece.slice(0, len(piece) - 1))
+        new[start + 1 : stop + 1] |= trec.numpy_view(pc.cast(changed, pa.int8())).view(bool)
+    return order, topic_start, new
+
+
+def taken(strings: pa.Array | pa.ChunkedArray, rows: np.ndarray | slice) -> pa.Array:
+    """The strings at `rows` (indices, or a slice: a view), as one array."""
+    if isinstance(rows, slice):
+        picked = strings.slice(rows.start, rows.stop - rows.start)
+    else:
+        picked = strings.take(trec._arrow(rows))
+    return trec.one_array(picked)

@@ -1,0 +1,445 @@
+"""One declaration per measure family: every fact irscore needs about a measure.
+
+A family's declaration says how its -m parameters parse (and their default),
+how its per-topic values aggregate over topics, whether trec_eval prints it per
+topic, whether it is a count, whether trec_eval / pytrec_eval compute it, the
+function computing it on an ordered ranking and its tie-aware expected form.
+A family whose per-topic value is text (relstring) has no `all` value and no
+place in a long table: only trec_eval's text layout prints it (`irscore
+evaluate -q`).
+The order of the declarations is the print order: trec_eval's (measures.c),
+irscore's extras after the family they vary. Every list of measures elsewhere
+is derived from here, so adding a measure is one declaration in this file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from irscore.engine.measures import (
+    ap,
+    avgjg,
+    counts,
+    dcg,
+    expected,
+    interpolation,
+    precision,
+    prefs,
+    strings,
+)
+from irscore.engine.measures.ranking import Context, Ranking
+
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+# trec_eval's default multiples of R for Rprec_mult (written as literals: 3 * 0.2 != 0.6)
+RPREC_MULT_CUTOFFS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+MIN_GEO_MEAN = 0.00001
+AGGREGATES = ("mean", "sum", "geometric", "count", "relevant", "none")
+
+
+@dataclass(frozen=True)
+class Params:
+    """How a family's -m parameters read, as trec_eval's meas_init.c reads them:
+    `cutoffs` (positive distinct whole numbers, sorted; a decimal cut to its whole
+    part, as atol), `multiples` and `levels` (numbers, sorted, distinct printed
+    names: Rprec_mult's, iprec_at_recall's), `numbers` (`count` numbers, any number
+    of them when None, unsorted), `named` (`name=number` pairs of `names`, trec_eval
+    10's syntax) or `gains` (`level=gain` pairs, the DCG measures'); the last three
+    are kept as their text, since trec_eval names the measure after it; `default`
+    when none are given."""
+
+    kind: str
+    default: Any = None
+    count: int | None = None
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Family:
+    """Everything about one measure family (see the module docstring).
+
+    `compute(ranking, context, params)` and `expected(tied, context, params)`
+    return {printed name: per-topic values}. `aggregate`: the `all` value is the
+    mean over topics, the sum, the geometric mean, the number of topics
+    (`count`), or the relevant judgments (`relevant`: num_rel, which -c counts
+    over every qrels topic), or nothing (`none`: a text). `topic_rows`: per-topic
+    values exist (not for the geometric means); `printed_per_topic`: trec_eval
+    prints them with -q. `text`: the per-topic values are strings (object arrays
+    of str), computed only when `compute` is asked for them.
+    `trec_eval`: the major versions of trec_eval computing it in its all_trec.
+    `judgments`: what the measure is computed from: a qrels (`qrels`), trec_eval's
+    preferences (`prefs`: -R prefs or -R qrels_prefs; `compute` then takes the
+    topics' `irscore.engine.prefs.TopicPrefs`) or judgment groups (`qrels_jg`: computed
+    per group as a topic, `irscore.engine.judgment_groups` averages the groups).
+    """
+
+    name: str
+    compute: Callable[[Ranking, Context, Any], dict[str, np.ndarray]] | None
+    params: Params | None = None
+    aggregate: str = "mean"
+    topic_rows: bool = True
+    printed_per_topic: bool = True
+    integer: bool = False
+    text: bool = False
+    trec_eval: tuple[int, ...] = (9, 10)
+    official: bool = False
+    pytrec_eval: bool = True
+    expected: Callable[[expected.Tied, Context, Any], dict[str, np.ndarray]] | None = None
+    judgments: str = "qrels"
+
+
+def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
+    return Params("cutoffs", default)
+
+
+_P = Params("named", names=("p",))  # rbp's persistence, `-m rbp.p=0.8`
+_GAINS = Params("gains")  # `-m ndcg.1=3,2=9`: the gain of each level the map names
+
+
+def _nothing(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    """runid: a line of text in the summary, no values."""
+    return {}
+
+
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in (
+        Family("runid", _nothing, official=True, pytrec_eval=()),
+        Family(
+            "num_q",
+            counts.num_q,
+            aggregate="count",
+            printed_per_topic=False,
+            integer=True,
+            official=True,
+            expected=expected.num_q,
+        ),
+        Family(
+            "num_ret",
+            counts.num_ret,
+            aggregate="sum",
+            integer=True,
+            official=True,
+            expected=expected.num_ret,
+        ),
+        Family(
+            "num_rel",
+            counts.num_rel,
+            aggregate="relevant",
+            integer=True,
+            official=True,
+            expected=expected.num_rel,
+        ),
+        Family(
+            "num_rel_ret",
+            counts.num_rel_ret,
+            aggregate="sum",
+            integer=True,
+            official=True,
+            expected=expected.num_rel_ret,
+        ),
+        Family("map", ap.map_, official=True, expected=expected.map_),
+        Family(
+            "gm_map",
+            ap.gm_map,
+            aggregate="geometric",
+            topic_rows=False,
+            printed_per_topic=False,
+            official=True,
+        ),
+        Family("Rprec", precision.rprec, official=True, expected=expected.rprec),
+        Family("bpref", ap.bpref_, official=True),
+        Family("recip_rank", precision.recip_rank, official=True, expected=expected.recip_rank),
+        Family(
+            "iprec_at_recall",
+            interpolation.iprec_at_recall,
+            Params("levels", interpolation.RECALL_LEVELS),
+            official=True,
+        ),
+        Family(
+            "P", precision.precision_at, _cutoffs(), official=True, expected=expected.precision_at
+        ),
+        Family(
+            "relstring",
+            strings.relstring,
+            Params("numbers", count=1),
+            aggregate="none",
+            text=True,
+            pytrec_eval=(),
+        ),
+        Family("recall", precision.recall_at, _cutoffs(), expected=expected.recall_at),
+        Family("infAP", ap.infap),
+        Family(
+            "gm_bpref",
+            ap.gm_bpref,
+            aggregate="geometric",
+            topic_rows=False,
+            printed_per_topic=False,
+        ),
+        Family("Rprec_mult", precision.rprec_mult, Params("multiples", RPREC_MULT_CUTOFFS)),
+        Family("utility", precision.utility, Params("numbers", count=4)),
+        Family("11pt_avg", interpolation.eleven_point_average, Params("numbers")),
+        Family("binG", dcg.bin_g),
+        Family("G", dcg.g, _GAINS),
+        Family("dcg", dcg.dcg_of, _GAINS, trec_eval=(), pytrec_eval=()),
+        Family("ideal_dcg", dcg.ideal_dcg_of, _GAINS, trec_eval=(), pytrec_eval=()),
+        Family("ndcg", dcg.ndcg, _GAINS, expected=expected.ndcg),
+        Family("ndcg_rel", dcg.ndcg_rel, _GAINS),
+        Family("Rndcg", dcg.rndcg, _GAINS),
+        Family("ndcg_cut", dcg.ndcg_cut, _cutoffs(), expected=expected.ndcg_cut),
+        Family("ndcg_exp", dcg.ndcg_exp, trec_eval=(), pytrec_eval=(), expected=expected.ndcg_exp),
+        Family(
+            "ndcg_exp_cut",
+            dcg.ndcg_exp_cut,
+            _cutoffs(),
+            trec_eval=(),
+            pytrec_eval=(),
+            expected=expected.ndcg_exp_cut,
+        ),
+        Family("map_cut", ap.map_cut, _cutoffs(), expected=expected.map_cut),
+        Family("relative_P", precision.relative_precision, _cutoffs()),
+        Family("success", precision.success, _cutoffs((1, 5, 10)), expected=expected.success),
+        Family("set_P", precision.set_precision),
+        Family("set_relative_P", precision.set_relative_precision),
+        Family("set_recall", precision.set_recall),
+        Family("set_map", precision.set_map),
+        Family("set_F", precision.set_f, Params("numbers", count=1)),
+        Family(
+            "num_nonrel_judged_ret", counts.num_nonrel_judged_ret, aggregate="sum", integer=True
+        ),
+        *(
+            Family(
+                name,
+                kernel,
+                aggregate="sum" if count else "mean",
+                integer=count,
+                trec_eval=(),
+                pytrec_eval=False,
+                judgments="prefs",
+            )
+            for name, kernel, count in (
+                ("prefs_num_prefs_poss", prefs.num_prefs_poss, True),
+                ("prefs_num_prefs_ful", prefs.num_prefs_ful, True),
+                ("prefs_num_prefs_ful_ret", prefs.num_prefs_ful_ret, True),
+                ("prefs_simp", prefs.simp, False),
+                ("prefs_pair", prefs.pair, False),
+                ("prefs_avgjg", prefs.avgjg, False),
+                ("prefs_avgjg_Rnonrel", prefs.avgjg_rnonrel, False),
+                ("prefs_simp_ret", prefs.simp_ret, False),
+                ("prefs_pair_ret", prefs.pair_ret, False),
+                ("prefs_avgjg_ret", prefs.avgjg_ret, False),
+                ("prefs_avgjg_Rnonrel_ret", prefs.avgjg_rnonrel_ret, False),
+                ("prefs_simp_imp", prefs.simp_imp, False),
+                ("prefs_pair_imp", prefs.pair_imp, False),
+                ("prefs_avgjg_imp", prefs.avgjg_imp, False),
+            )
+        ),
+        Family(
+            "map_avgjg",
+            avgjg.map_avgjg,
+            trec_eval=(),
+            pytrec_eval=False,
+            expected=avgjg.expected_map_avgjg,
+            judgments="qrels_jg",
+        ),
+        Family(
+            "P_avgjg",
+            avgjg.p_avgjg,
+            _cutoffs(),
+            trec_eval=(),
+            pytrec_eval=False,
+            expected=avgjg.expected_p_avgjg,
+            judgments="qrels_jg",
+        ),
+        Family(
+            "Rprec_mult_avgjg",
+            avgjg.rprec_mult_avgjg,
+            Params("multiples", RPREC_MULT_CUTOFFS),
+            trec_eval=(),
+            pytrec_eval=False,
+            judgments="qrels_jg",
+        ),
+        Family("yaap", ap.yaap, trec_eval=(), pytrec_eval=()),
+        Family("rbp", dcg.rbp, _P, trec_eval=(10,), pytrec_eval=()),
+        Family("rbp_resid", dcg.rbp_residual, _P, trec_eval=(10,), pytrec_eval=()),
+        Family("unj", counts.unjudged, _cutoffs((5, 10, 20)), trec_eval=(10,), pytrec_eval=()),
+        Family("err", dcg.err_at, _cutoffs((20,)), trec_eval=(), pytrec_eval=()),
+        Family(
+            "judged",
+            counts.judged,
+            _cutoffs((10,)),
+            trec_eval=(),
+            pytrec_eval=(),
+            expected=expected.judged,
+        ),
+    )
+}
+
+# trec_eval 9's measure families in its print order, and the nicknames
+TREC_ORDER = [name for name, f in FAMILIES.items() if 9 in f.trec_eval]
+OFFICIAL = tuple(name for name, f in FAMILIES.items() if f.official)
+ALL_TREC = {v: tuple(name for name, f in FAMILIES.items() if v in f.trec_eval) for v in (9, 10)}
+IMPLEMENTED = frozenset(name for name, f in FAMILIES.items() if f.compute is not None)
+TEXT_FAMILIES = frozenset(name for name, f in FAMILIES.items() if f.text)
+# what each kind of judgments computes (runid and num_q: every kind)
+JUDGMENTS = {
+    kind: frozenset(n for n, f in FAMILIES.items() if f.judgments == kind) | {"runid", "num_q"}
+    for kind in ("qrels", "prefs", "qrels_jg")
+}
+# trec_eval's nicknames of sets of families, for each major version
+NICKNAMES = {
+    "official": OFFICIAL,
+    "all_trec": ALL_TREC,
+    "set": (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+    ),
+    "all_prefs": tuple(n for n in FAMILIES if n in JUDGMENTS["prefs"]),
+    "prefs": (
+        "runid",
+        "num_q",
+        "prefs_num_prefs_poss",
+        "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret",
+        "prefs_simp",
+        "prefs_pair",
+        "prefs_avgjg",
+    ),
+    "qrels_jg": tuple(n for n in FAMILIES if n in JUDGMENTS["qrels_jg"]),
+}
+# the families a long table of a qrels can hold (runid and the texts are lines of the
+# text output only; the preference and judgment-group measures need their own files)
+ALL_FAMILIES = (IMPLEMENTED & JUDGMENTS["qrels"]) - {"runid"} - TEXT_FAMILIES
+# the trec_eval families irscore computes: the default set
+TREC_FAMILIES = frozenset(TREC_ORDER) & ALL_FAMILIES
+PARAMETRISED = {name: f.params for name, f in FAMILIES.items() if f.params is not None}
+CUTOFF_FAMILIES = tuple(name for name, p in PARAMETRISED.items() if p.kind == "cutoffs")
+PYTREC_EVAL_FAMILIES = frozenset(name for name in ALL_FAMILIES if FAMILIES[name].pytrec_eval)
+EXPECTED_FAMILIES = frozenset(name for name, f in FAMILIES.items() if f.expected is not None)
+
+
+@functools.cache
+def family_of(measure: str) -> Family:
+    """The family of a printed measure name (`P_10` -> P, `ndcg_exp_cut_5` -> ndcg_exp_cut):
+    the family of that name, else the longest family name followed by `_`."""
+    if measure in FAMILIES:
+        return FAMILIES[measure]
+    prefixes = [name for name in FAMILIES if measure.startswith(name + "_")]
+    if not prefixes:
+        raise KeyError(f"no measure family prints {measure!r}")
+    return FAMILIES[max(prefixes, key=len)]
+
+
+def is_integer(measure: str) -> bool:
+    """True for the counts, which trec_eval prints as integers."""
+    return family_of(measure).integer
+
+
+def is_text(measure: str) -> bool:
+    """True for relstring, whose per-topic values are strings and which has no `all` value."""
+    return family_of(measure).text
+
+
+def has_topic_rows(measure: str) -> bool:
+    """False for the geometric means, which exist only over topics."""
+    return family_of(measure).topic_rows
+
+
+def printed_per_topic(measure: str) -> bool:
+    """False for what trec_eval prints only in the summary (num_q, the geometric means)."""
+    return family_of(measure).printed_per_topic
+
+
+def compute(
+    r: Ranking, spec: Any, ctx: Context | None = None, ties: str = "ordered", text: bool = False
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    """Every measure of `spec` for every topic of the ranking, {name: array over topics}
+    in print order, and the requested families left out (`why_not_computed` says why).
+
+    `ties="ordered"` evaluates the ranking's one order (cut at its depth);
+    `"expected"` the mean over every order of its tied groups (`expected`).
+    `text`: compute the text families too (arrays of str, for trec_eval's text
+    layout); without it they are left out, as a long table cannot hold them.
+    """
+    ctx = ctx or Context()
+    if spec.collection_size:
+        ctx = dataclasses.replace(ctx, collection_size=spec.collection_size)
+    out: dict[str, np.ndarray] = {}
+    not_computed: list[str] = []
+    if ties == "expected":
+        ranked: Any = expected.Tied(r, r.depth)
+    else:
+        ranked = r.cut.pooled
+    for name, family in FAMILIES.items():
+        if name not in spec.families or family.compute is None:
+            continue
+        form = family.expected if ties == "expected" else family.compute
+        if ties == "expected" and family.params == _GAINS and spec.param(name) is not None:
+            form = None  # the expected forms know the convention's gains, not a map's
+        if form is None or (family.text and not text):
+            if name != "runid":
+                not_computed.append(name)
+            continue
+        out.update(form(ranked, ctx, spec.param(name)))
+    return out, not_computed
+
+
+def why_not_computed(name: str, ties: str) -> str:
+    """Why `compute` left out the requested family `name`, for the note the user reads."""
+    family = FAMILIES[name]
+    if ties == "expected" and family.expected is None:
+        return "has no expected-value form"
+    if ties == "expected" and family.params == _GAINS:
+        return "has no expected-value form with a level=gain map"
+    if family.text:
+        return "is text, printed only per topic in trec_eval's layout (irscore evaluate -q)"
+    return "has no form"
+
+
+def aggregate(
+    name: str, values: np.ndarray, missing: int = 0, num_rel_all_qrels: float | None = None
+) -> float:
+    """trec_eval's `all` value of measure `name`, to the last bit, from the per-topic values
+    of the evaluated topics in trec_eval's topic order (qid as byte strings).
+
+    Means are trec_eval's arithmetic: the values added one at a time in that order
+    (float64 `+=`, not numpy's pairwise sum), then divided by the number of topics.
+    `missing` topics (-c: judged, not retrieved) score 0 and count in the divisor;
+    for a geometric mean trec_eval adds their log(0.00001) at the end, as one
+    product (m_gm_map.c, meas_avg.c). `num_rel_all_qrels` is -c's `all` num_rel: the
+    grade > 0 judgments of every qrels topic, whatever the relevance level.
+    """
+    how = family_of(name).aggregate
+    n = len(values) + missing
+    if how == "count":
+        return float(n)
+    if how == "relevant" and num_rel_all_qrels is not None:
+        return num_rel_all_qrels
+    if how in ("sum", "relevant"):
+        return _sequential_sum(values)
+    if n == 0:
+        return 0.0
+    if how == "geometric":
+        logs = np.log(np.maximum(values, MIN_GEO_MEAN))
+        total = _sequential_sum(logs) + missing * np.log(MIN_GEO_MEAN)
+        return float(np.exp(total / n))
+    return _sequential_sum(values) / n
+
+
+def _sequential_sum(values: np.ndarray) -> float:
+    """values[0] + values[1] + ... in this order (np.cumsum adds left to right)."""
+    return float(np.cumsum(values, dtype=np.float64)[-1]) if len(values) else 0.0

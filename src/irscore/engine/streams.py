@@ -1,0 +1,129 @@
+"""Open an input once, whatever it is: a file, `-` for standard input, a named pipe,
+process substitution (`<(...)`), or a gzip, bzip2 or xz stream recognised by its
+first bytes (not its name). Bytes come out in blocks that end at a line end, so a
+reader parses a file in one pass without holding more than a block of its text.
+A line longer than `max_line()` bytes (1 MiB unless IRSCORE_MAX_LINE says) stops
+the read at once, so endless or newline-free input costs a block of memory.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import gzip
+import lzma
+import os
+import sys
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from irscore.engine import errors
+
+BLOCK = 1 << 24  # 16 MiB of text per block: Arrow's threads get 1 MiB pieces; the peak stays low
+PIECE = 1 << 20  # what Arrow's parser hands each thread; a block's columns come in such chunks
+# The first bytes of each compressed format, its name and how to open it.
+MAGIC = {
+    b"\x1f\x8b": ("gzip", gzip.open),
+    b"BZh": ("bzip2", bz2.open),
+    b"\xfd7zXZ\x00": ("xz", lzma.open),
+}
+
+
+MAX_LINE = 1 << 20  # the longest line read, in bytes (IRSCORE_MAX_LINE changes it)
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+class LineTooLong(Exception):
+    """A line longer than the limit; `newlines` counts the line ends before it in the
+    bytes not yet handed out (the reader adds the lines it has seen)."""
+
+    def __init__(self, newlines: int, limit: int):
+        super().__init__(f"line longer than {limit_text(limit)}")
+        self.newlines, self.limit = newlines, limit
+
+
+def max_line() -> int:
+    """The longest line a reader accepts, in bytes: IRSCORE_MAX_LINE (a number of bytes,
+    or with a K, M or G suffix for KiB, MiB, GiB), else 1 MiB."""
+    text = os.environ.get("IRSCORE_MAX_LINE", "").strip().upper()
+    text = text.removesuffix("IB") if text.endswith("IB") else text.removesuffix("B")
+    if not text:
+        return MAX_LINE
+    unit = text[-1] if text[-1] in "KMG" else ""
+    number = text[: len(text) - len(unit)]
+    if not number.isdigit() or int(number) < 1:
+        raise errors.InputError(
+            f"IRSCORE_MAX_LINE must be a positive number of bytes (or with K, M or G), "
+            f"got {os.environ['IRSCORE_MAX_LINE']!r}"
+        )
+    return int(number) * _UNITS[unit]
+
+
+def limit_text(limit: int) -> str:
+    """A line-length limit in words: `1 MiB (1048576 bytes)`."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if limit >= size and limit % size == 0:
+            return f"{limit // size} {unit} ({limit} bytes)"
+    return f"{limit} bytes"
+
+
+def display_name(path: str | os.PathLike) -> str:
+    """How messages name an input: its path, `<stdin>` for `-` (`errors.display_name`)."""
+    return errors.display_name(path)
+
+
+@contextlib.contextmanager
+def open_input(path: str | os.PathLike) -> Iterator[tuple[BinaryIO, str | None]]:
+    """The input's decompressed bytes as a stream, with the compression's name (or None).
+
+    Only the first bytes are peeked at, through the stream's buffer, so pipes
+    and FIFOs work and nothing is read twice.
+    """
+    with contextlib.ExitStack() as stack:
+        raw = sys.stdin.buffer if str(path) == "-" else stack.enter_context(open(path, "rb"))
+        head = raw.peek(6)[:6] if hasattr(raw, "peek") else b""
+        for magic, (name, opener) in MAGIC.items():
+            if head.startswith(magic):
+                yield stack.enter_context(opener(raw, "rb")), name
+                return
+        yield raw, None
+
+
+def blocks(stream: BinaryIO, size: int | None = None, limit: int | None = None) -> Iterator[bytes]:
+    """The stream's bytes in blocks of about `size` (default BLOCK) that end just after
+    a newline (the last block may end without one); one read of every byte. A line
+    longer than `limit` bytes (default `max_line()`) raises LineTooLong."""
+    size, limit = size or BLOCK, limit or max_line()
+    rest = b""
+    while True:
+        data = stream.read(size)
+        if not data:
+            break
+        data = rest + data if rest else data
+        cut = data.rfind(b"\n") + 1
+        rest = data[cut:]
+        if cut:
+            block = data[:cut] if rest else data
+            _check_lines(block, limit)
+            yield block
+        if len(rest) > limit:  # no line end in sight: stop before holding more
+            raise LineTooLong(0, limit)
+    if rest:
+        yield rest
+
+
+def _check_lines(block: bytes, limit: int) -> None:
+    """Raise LineTooLong for the first line of `block` (which ends with a newline) longer
+    than `limit`. A line that long covers a whole window of limit / 2 bytes, so one
+    search for a newline per window finds every candidate: cheap on any block."""
+    half = max(limit // 2, 1)
+    start = 0
+    while start < len(block):
+        if block.find(b"\n", start, start + half) >= 0:
+            start += half
+            continue
+        line_start = block.rfind(b"\n", 0, start) + 1
+        line_end = block.find(b"\n", start)
+        if line_end - line_start > limit:
+            raise LineTooLong(block.count(b"\n", 0, line_start), limit)
+        start = line_end + 1
