@@ -17,7 +17,7 @@ import scipy.stats
 from irscore.cli import main
 from irscore.engine.trec import write_run
 from irscore.pipeline.analyzers import Analyzer
-from irscore.pipeline.data import read_docs, read_queries
+from irscore.pipeline.exports import read_docs, read_queries
 from irscore.pipeline.retrieve import retrieve
 
 

@@ -2,11 +2,10 @@
 
 The Python API is `irscore.evaluate`, `irscore.compare` and `irscore.audit`
 (see `irscore.api`); a bad input raises `irscore.InputError`. `import irscore`
-loads no numerical library, the first call does.
+loads no numerical library, the first call does. The modules below are in layers
+(engine, pipeline, analysis, workbench, report, cli): no module of the package
+shares a name with an API function, so importing one leaves the API as it is.
 """
-
-import sys
-import types
 
 from irscore.api import audit, compare, evaluate
 from irscore.engine.conventions import Convention
@@ -14,19 +13,3 @@ from irscore.engine.errors import InputError
 
 __version__ = "0.1.0"
 __all__ = ["Convention", "InputError", "audit", "compare", "evaluate"]
-_API = {"audit": audit, "compare": compare, "evaluate": evaluate}
-
-
-class _Package(types.ModuleType):
-    """The package keeps its API functions when the submodules of the same names
-    (irscore.evaluate, irscore.audit) are imported: Python would otherwise set the
-    package attribute to the submodule. Import those by
-    `from irscore.engine.evaluate import ...`."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name in _API and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

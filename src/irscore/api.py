@@ -61,9 +61,9 @@ def evaluate(
     {'map': 0.8333, 'P_2': 0.5}
     """
     from irscore.engine.allocator import freed_memory_kept
-    from irscore.engine.evaluate import concat_long
     from irscore.engine.evaluate import evaluate as evaluate_grid
     from irscore.engine.input_checks import overlap
+    from irscore.engine.long_table import concat_long
 
     spec, narrowed = measure_spec(measures)
     grid = conventions(convention)

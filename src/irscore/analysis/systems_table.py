@@ -6,7 +6,7 @@ better (worse) than the baseline; with all pairs, each system gets a letter
 and a cell lists the letters of the systems it is significantly better than
 (as ranx does). The p-values come from `audit.paired_comparisons` (any test of
 `stats.TESTS`; the table uses one) adjusted together, every system and measure
-of the table, by one of `stats.CORRECTIONS`; a footnote says which test and
+of the table, by one of `corrections.CORRECTIONS`; a footnote says which test and
 correction, over how many p-values, and alpha. The
 best mean of each column is in bold. Markdown, LaTeX (booktabs) and CSV.
 """

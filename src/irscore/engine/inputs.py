@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from irscore.engine import trec
+from irscore.engine import arrays, trec
 from irscore.engine.errors import InputError, shown
 
 if TYPE_CHECKING:
@@ -203,7 +203,7 @@ def _coded(column: pd.Series, what: str, place: Place) -> pd.Categorical:
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes, labels = column.cat.codes.to_numpy(), column.cat.categories
     elif _arrow_strings(column.dtype):
-        encoded = pc.dictionary_encode(trec.one_array(pa.array(column)))
+        encoded = pc.dictionary_encode(arrays.one_array(pa.array(column)))
         codes = pc.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
         codes = codes.to_numpy()
         labels = pd.Index(encoded.dictionary.to_pandas())
@@ -231,14 +231,14 @@ def _mostly_distinct(column: pd.Series) -> bool:
     beats hashing a million docnos into categories (twice) and sorting them all."""
     if not _arrow_strings(column.dtype) or len(column) < _SAMPLE:
         return False
-    values = trec.one_array(pa.array(column))
-    sample = values.take(trec._arrow(np.linspace(0, len(values) - 1, _SAMPLE).astype(np.int64)))
+    values = arrays.one_array(pa.array(column))
+    sample = values.take(arrays.as_arrow(np.linspace(0, len(values) - 1, _SAMPLE).astype(np.int64)))
     return len(pc.unique(sample)) > _SAMPLE // 2
 
 
 def _plain_strings(column: pd.Series, what: str, place: Place = _row) -> pd.Series:
     """Arrow-backed ids as they are, row by row, checked as `_strings` checks categories."""
-    values = trec.one_array(pa.array(column))
+    values = arrays.one_array(pa.array(column))
     if values.null_count:
         row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
         raise InputError(f"{what} {place(row)}: missing value")

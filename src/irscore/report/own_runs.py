@@ -23,9 +23,12 @@ from irscore.analysis.audit import conclusion_flips
 from irscore.analysis.results import Results
 from irscore.engine import trec
 from irscore.engine.conventions import DEFAULT_GRID, Convention, conventions_from_config
-from irscore.engine.evaluate import evaluate, prepare, rank, write_long_table
+from irscore.engine.evaluate import evaluate
+from irscore.engine.long_table import write_long_table
 from irscore.engine.measures import spec_from_config
 from irscore.engine.naming import few
+from irscore.engine.prepare import Prepared, prepare
+from irscore.engine.rank import rank
 from irscore.report import layout
 from irscore.report.pipeline import write_run_figures, write_run_tables
 from irscore.report.settings import DPI, HEADLINE, MEASURES
@@ -85,12 +88,14 @@ def audit_runs(
     names = list(runs)
     grid = conventions_from_config(conventions)
     spec = spec_from_config(MEASURES)
-    long_tables, checks = [], []
+    long_tables, checks, prepared = [], [], []
     for name, run in runs.items():
-        table = evaluate(qrels, run, grid, spec, name)
+        p = prepare(qrels, run)  # once: scored, checked and counted for the tie table
+        table = evaluate(qrels, run, grid, spec, name, prepared=p)
         write_long_table(str(folder / "eval" / f"{name}.tsv"), table)
         long_tables.append(table)
-        checks += input_checks(qrels, run, name)
+        checks += input_checks(p, name)
+        prepared.append(p)
     results = Results(long_tables, conventions)
     compared = len(names) > 1
     compare = {
@@ -104,7 +109,7 @@ def audit_runs(
     }
     outputs = layout.under(str(folder), layout.run_tables(conventions, compared))
     tie_frame, audited, comparisons = write_run_tables(
-        qrels, list(runs.values()), results, HEADLINE, compare if compared else None, outputs
+        prepared, results, HEADLINE, compare if compared else None, outputs
     )
     figures = layout.under(str(folder), layout.run_figures(conventions))
     write_run_figures(results, HEADLINE, figures, DPI)
@@ -127,9 +132,9 @@ def _names(paths: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[str]:
     return [f"run{i + 1}" for i in range(len(paths))]
 
 
-def input_checks(qrels: pd.DataFrame, run: pd.DataFrame, name: str) -> list[str]:
-    """Problems the numbers depend on, stated instead of absorbed."""
-    p = prepare(qrels, run)
+def input_checks(p: Prepared, name: str) -> list[str]:
+    """Problems the numbers depend on (`p`: run `name` and the qrels, prepared), stated
+    instead of absorbed."""
     ranking, _, _, notes = rank(p, Convention(duplicates="first"))
     lines = []
     if notes.run_topics_without_qrels:
