@@ -57,6 +57,7 @@ COMMON = "src/irscore/cli/common.py"
 EVALUATE = "src/irscore/engine/evaluate.py"
 PEER_NAMES = "src/irscore/engine/measures/peer_names.py"
 PEERS = ("tests/test_peer_names.py", "tests/test_peer_values.py")
+RANK = "src/irscore/engine/rank.py"
 
 MUTATIONS = [
     # the command line drops a flag on the floor
@@ -194,7 +195,7 @@ MUTATIONS = [
     Mutation(
         "reference ties by docno ascending",
         "conventions",
-        EVALUATE,
+        RANK,
         "        tie = p.doc_width - 1 - p.run_doc[rows]\n",
         "        tie = p.run_doc[rows]\n",
         CONVENTIONS,
@@ -202,7 +203,7 @@ MUTATIONS = [
     Mutation(
         "-J keeps negative grades",
         "conventions",
-        EVALUATE,
+        RANK,
         "counted = counted[(r_grade[counted] != NOT_JUDGED) & (r_grade[counted] >= 0)]",
         "counted = counted[r_grade[counted] != NOT_JUDGED]",
         CONVENTIONS,
@@ -210,7 +211,7 @@ MUTATIONS = [
     Mutation(
         "negative grades count as judged",
         "conventions",
-        EVALUATE,
+        RANK,
         "    judged = (grade != NOT_JUDGED) & (grade >= 0)\n",
         "    judged = grade != NOT_JUDGED\n",
         CONVENTIONS,
@@ -218,7 +219,7 @@ MUTATIONS = [
     Mutation(
         "duplicates: keep the last",
         "conventions",
-        EVALUATE,
+        RANK,
         "    _, first = np.unique(key, return_index=True)\n",
         "    _, last = np.unique(key[::-1], return_index=True)\n    first = len(key) - 1 - last\n",
         CONVENTIONS,
@@ -234,7 +235,7 @@ MUTATIONS = [
     Mutation(
         "Cleverdon grades: 6 - g",
         "conventions",
-        EVALUATE,
+        RANK,
         "out[between] = 5 - grades[between]",
         "out[between] = 6 - grades[between]",
         CONVENTIONS,
@@ -243,7 +244,7 @@ MUTATIONS = [
     Mutation(
         "comment lines read as data",
         "readers",
-        "src/irscore/engine/trec.py",
+        "src/irscore/engine/columns.py",
         ' or fields[0].lstrip(" \\t\\f\\v").startswith("#"):',
         ":",
         READERS,
@@ -251,7 +252,7 @@ MUTATIONS = [
     Mutation(
         "extra columns ignored",
         "readers",
-        "src/irscore/engine/trec.py",
+        "src/irscore/engine/columns.py",
         "        if len(fields) != width:\n",
         "        fields = fields[:width]\n        if len(fields) < width:\n",
         READERS,
@@ -259,7 +260,7 @@ MUTATIONS = [
     Mutation(
         "non-finite score accepted",
         "readers",
-        "src/irscore/engine/trec.py",
+        "src/irscore/engine/columns.py",
         "    if not math.isfinite(float(value)):\n",
         "    if False:\n",
         READERS,
@@ -268,7 +269,7 @@ MUTATIONS = [
     Mutation(
         "Holm not monotone",
         "statistics",
-        "src/irscore/analysis/stats.py",
+        "src/irscore/analysis/corrections.py",
         "np.maximum.accumulate(factors * p[order])",
         "factors * p[order]",
         STATS,

@@ -245,7 +245,7 @@ def test_lab_tfidf_prints_as_tfidfvectorizer_on_cranfield(cranfield):
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.metrics.pairwise import cosine_similarity
 
-    from irscore.pipeline.data import read_docs, read_queries
+    from irscore.pipeline.exports import read_docs, read_queries
     from irscore.pipeline.retrievers import TermIndex, make_retriever
 
     docs, queries = read_docs(cranfield / "docs.jsonl"), read_queries(cranfield / "queries.tsv")

@@ -17,7 +17,7 @@ import scipy.stats
 from irscore.cli import main
 from irscore.engine.trec import write_run
 from irscore.pipeline.analyzers import Analyzer
-from irscore.pipeline.data import read_docs, read_queries
+from irscore.pipeline.exports import read_docs, read_queries
 from irscore.pipeline.retrieve import retrieve
 
 
@@ -160,8 +160,8 @@ def test_command_line_loads_no_heavy_library():
 
 
 def test_compare_spells_the_tests_of_stats():
-    from irscore.cli import compare
     from irscore.analysis import stats
+    from irscore.cli import compare
 
     assert compare.TESTS == stats.TESTS
 

@@ -283,12 +283,12 @@ def test_bad_arguments_are_one_line_and_exit_2(files, tmp_path, argv):
 
 
 def test_parsers_spell_the_library_names():
-    from irscore.analysis import stats
+    from irscore.analysis import corrections
     from irscore.cli import compare
     from irscore.cli import interleave as interleave_cli
     from irscore.workbench import interleave
 
-    assert tuple(stats.CORRECTIONS) == compare.CORRECTIONS
+    assert tuple(corrections.CORRECTIONS) == compare.CORRECTIONS
     assert interleave_cli.METHODS == interleave.METHODS
     assert tuple(interleave.CLICK_MODELS) == interleave_cli.CLICK_MODELS
 

@@ -11,7 +11,8 @@ import yaml
 from doc_pages import page
 from doc_pages import section as doc_section
 
-from irscore.pipeline.data import SourceFileError, export_local, load_local, read_docs, sha256_file
+from irscore.pipeline.data import SourceFileError, export_local, load_local
+from irscore.pipeline.exports import read_docs, sha256_file
 
 COLLECTION = Path(__file__).resolve().parent / "data" / "collection"
 NAMES = ("docs.jsonl", "queries.tsv", "qrels")

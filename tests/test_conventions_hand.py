@@ -10,8 +10,8 @@ from math import log2
 
 import pytest
 
-from irscore.engine.evaluate import DuplicateDocumentError
 from irscore.engine.measures import MeasureSpec
+from irscore.engine.rank import DuplicateDocumentError
 
 LEVELS = [f"{j / 10:.2f}" for j in range(11)]
 

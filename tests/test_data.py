@@ -15,15 +15,8 @@ import yaml
 
 from irscore.engine.trec import read_qrels
 from irscore.pipeline import data
-from irscore.pipeline.data import (
-    RAW_FILES,
-    SourceFileError,
-    export_cranfield,
-    load_cranfield,
-    read_docs,
-    read_queries,
-    sha256_file,
-)
+from irscore.pipeline.data import RAW_FILES, SourceFileError, export_cranfield, load_cranfield
+from irscore.pipeline.exports import read_docs, read_queries, sha256_file
 
 REPO = Path(__file__).resolve().parents[1]
 PINS = yaml.safe_load((REPO / "config.yaml").read_text())["cranfield_sha256"]

@@ -4,27 +4,19 @@ and every derived sort order equals a full sort by (topic, score, tie-break)."""
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from irscore.engine import evaluate as evaluate_module
 from irscore.engine.conventions import DEFAULT_GRID, TIE_BREAKS, Convention, conventions_from_config
-from irscore.engine.evaluate import (
-    DuplicateDocumentError,
-    evaluate,
-    evaluate_one,
-    evaluate_records,
-    prepare,
-    rank,
-)
+from irscore.engine.evaluate import evaluate, evaluate_one, evaluate_records
 from irscore.engine.measures import MeasureSpec
+from irscore.engine.prepare import prepare
+from irscore.engine.rank import DuplicateDocumentError, rank
 
-# the module (`irscore.evaluate` is the API's function)
-evaluate_module = importlib.import_module("irscore.engine.evaluate")
 GRID = conventions_from_config(
     {**DEFAULT_GRID, "grades_cleverdon": {"grades": "cranfield_cleverdon"}}
 )

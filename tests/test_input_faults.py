@@ -684,7 +684,7 @@ def test_ir_datasets_without_a_copy_or_network_is_an_input_error(tmp_path):
 
 def test_input_error_is_one_documented_type():
     from irscore.engine import inputs, trec
-    from irscore.engine.evaluate import DuplicateDocumentError
+    from irscore.engine.rank import DuplicateDocumentError
 
     assert issubclass(irscore.InputError, ValueError)
     for error in (trec.TrecFormatError, DuplicateDocumentError, inputs.InputError):

@@ -199,7 +199,7 @@ def test_an_empty_q0_field_is_an_error_though_q0_is_not_converted(tmp_path, sep)
 def test_comment_lines_stay_on_the_fast_path(tmp_path):
     path = tmp_path / "r"
     path.write_text("# run of 2024\n" + RUN.replace("\n2 ", "\n# topic 2\n2 ", 1))
-    with mock.patch.object(trec, "_slow_columns", wraps=trec._slow_columns) as slow:
+    with mock.patch.object(trec, "slow_columns", wraps=trec.slow_columns) as slow:
         assert rows(read_run(path)) == EXPECTED_RUN
     assert slow.call_count == 0
 

@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 
 from irscore.cli import main
 from irscore.engine.conventions import Convention
-from irscore.engine.evaluate import evaluate_one, evaluate_records, prepare
+from irscore.engine.evaluate import evaluate_one, evaluate_records
 from irscore.engine.measures import MeasureSpec
+from irscore.engine.prepare import prepare
 from irscore.engine.trec_eval_text import lines
 
 # topic 1 ranks a..k by score (10, 9, ..., 1, 0.5); topic 2 retrieves one document;

@@ -11,10 +11,11 @@ import pytest
 
 from irscore.cli import main
 from irscore.engine.conventions import Convention
-from irscore.engine.evaluate import evaluate, read_long_table
+from irscore.engine.evaluate import evaluate
+from irscore.engine.long_table import read_long_table
 from irscore.engine.trec import read_qrels, read_run, write_run
 from irscore.pipeline.analyzers import Analyzer
-from irscore.pipeline.data import read_docs, read_queries
+from irscore.pipeline.exports import read_docs, read_queries
 from irscore.pipeline.retrieve import retrieve
 
 
@@ -106,3 +107,21 @@ def test_summary_states_checks_ties_and_flips(audited):
         in summary
     )
     assert "flips under tie_rank" in summary  # the re-broken run's rank column reorders the runs
+
+
+def test_audit_prepares_each_run_once(tmp_path, monkeypatch):
+    """`irscore audit` scores a run, checks it and counts its ties from one preparation of
+    it with the qrels (`prepare._prepared` builds every one): two runs, two preparations,
+    where it made three per run before."""
+    from irscore.engine import prepare
+
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    (tmp_path / "x").write_text("1 Q0 a 1 1.0 x\n1 Q0 b 2 1.0 x\n2 Q0 c 1 2.0 x\n")
+    (tmp_path / "y").write_text("1 Q0 b 1 2.0 y\n1 Q0 a 2 1.0 y\n2 Q0 c 1 2.0 y\n")
+    made = []
+    real = prepare._prepared
+    monkeypatch.setattr(prepare, "_prepared", lambda *a, **k: made.append(1) or real(*a, **k))
+    argv = ["audit", *(str(tmp_path / n) for n in "qxy"), "--out", str(tmp_path / "out")]
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        assert main([*argv, "--B", "100"]) == 0
+    assert len(made) == 2

@@ -9,7 +9,7 @@ import yaml
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
-from irscore.report import plots
+from irscore.report import convention_plots, plots
 from irscore.report.settings import check_plots
 from irscore.report.styles import PALETTE, run_styles
 
@@ -37,7 +37,7 @@ def conventions() -> pd.DataFrame:
     "draw",
     [
         lambda: plots.pair_figure(pair(), 3, STYLES),
-        lambda: plots.conventions_figure(conventions(), ["a", "b"]),
+        lambda: convention_plots.conventions_figure(conventions(), ["a", "b"]),
     ],
 )
 def test_figures_are_byte_identical_and_carry_no_date(tmp_path, draw):
@@ -103,10 +103,10 @@ def test_curves_axis_fits_the_data_and_names_the_ceiling():
 
 def test_convention_heatmap_marks_swaps_and_writes_shifts():
     with plots.style():
-        figure = plots.conventions_figure(conventions(), ["a", "b"])
+        figure = convention_plots.conventions_figure(conventions(), ["a", "b"])
     panel = figure.axes[0]  # MAP: rows reference, judged_only, small
     texts = {(t.get_position(), t.get_text()) for t in panel.texts}
-    swaps = [position[1] for position, text in texts if text == plots.SWAP]
+    swaps = [position[1] for position, text in texts if text == convention_plots.SWAP]
     assert swaps == [2]  # under "small", b (0.15) drops below a (0.21): row 2
     shifts = {text for _, text in texts}
     # judged_only: 0.2 + 0.6 - 0.2 = +0.60 for both runs; small: a +0.01, b 0.15 - 0.3
@@ -147,7 +147,7 @@ def test_convention_heatmap_title_fits_a_narrow_figure():
     means = means[means["measure"] == "MAP"]
     means = pd.concat([means.assign(measure=f"M{i}") for i in range(8)])  # 8 panels, 2 runs
     with plots.style():
-        figure = plots.conventions_figure(means, ["a", "b"])
+        figure = convention_plots.conventions_figure(means, ["a", "b"])
         canvas = FigureCanvasAgg(figure)
         canvas.draw()
     title = figure._suptitle.get_window_extent(canvas.get_renderer())

@@ -10,6 +10,7 @@ from irscore.analysis.results import Results
 from irscore.analysis.ties import TIED_DOCS, TIED_IN_TOP, tie_counts, tie_table
 from irscore.engine.conventions import conventions_from_config
 from irscore.engine.evaluate import evaluate
+from irscore.engine.prepare import prepare
 from irscore.engine.trec import read_qrels, read_run
 from irscore.report import tables
 
@@ -36,7 +37,9 @@ def test_tie_counts_top_10_at_float32(tmp_path):
         + run_lines("5", [1.0, 1.0])  # no judgments: not evaluated
     )
     qrels = "".join(f"{t} 0 t{t}d01 1\n" for t in "1234")
-    counts = tie_counts(read(tmp_path, "q", qrels, read_qrels), read(tmp_path, "r", run, read_run))
+    counts = tie_counts(
+        prepare(read(tmp_path, "q", qrels, read_qrels), read(tmp_path, "r", run, read_run))
+    )
     # topics 1, 3 and 4 have a document in the top 10 that shares its score; topic 2 does not
     assert counts == {TIED_IN_TOP: 3, TIED_DOCS: 2 + 2 + 2 + 2}
 
@@ -60,7 +63,7 @@ def tie_frame(tmp_path, conventions):
     qrels = read(tmp_path, "q", QRELS, read_qrels)
     run = read(tmp_path, "r", RUN, read_run)
     table = evaluate(qrels, run, conventions_from_config(conventions), run_name="r")
-    return tie_table(Results([table], conventions), [tie_counts(qrels, run)])
+    return tie_table(Results([table], conventions), [tie_counts(prepare(qrels, run))])
 
 
 def test_tie_table_by_hand(tmp_path):

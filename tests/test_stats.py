@@ -13,7 +13,7 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irscore.analysis import stats
+from irscore.analysis import corrections, stats
 
 # Our functions must not leak numpy/scipy warnings, degenerate inputs included.
 pytestmark = pytest.mark.filterwarnings("error")
@@ -287,30 +287,30 @@ def test_bootstrap_p_convention():
 def test_bonferroni_and_holm_hand_worked():
     p = [0.01, 0.04, 0.03]
     # Bonferroni: m = 3, each p times 3: [0.03, 0.12, 0.09].
-    assert stats.bonferroni(p) == pytest.approx([0.03, 0.12, 0.09], rel=TOL)
+    assert corrections.bonferroni(p) == pytest.approx([0.03, 0.12, 0.09], rel=TOL)
     # Holm: sorted 0.01, 0.03, 0.04 times 3, 2, 1 = 0.03, 0.06, 0.04;
     # running max 0.03, 0.06, 0.06; back in input order [0.03, 0.06, 0.06].
-    assert stats.holm(p) == pytest.approx([0.03, 0.06, 0.06], rel=TOL)
+    assert corrections.holm(p) == pytest.approx([0.03, 0.06, 0.06], rel=TOL)
 
 
 def test_bonferroni_and_holm_cap_ties_and_empty():
     p = [0.5, 0.2, 0.2, 0.001]
     # Bonferroni: 4p = [2.0, 0.8, 0.8, 0.004] capped at 1.
-    assert stats.bonferroni(p) == pytest.approx([1.0, 0.8, 0.8, 0.004], rel=TOL)
+    assert corrections.bonferroni(p) == pytest.approx([1.0, 0.8, 0.8, 0.004], rel=TOL)
     # Holm: sorted 0.001, 0.2, 0.2, 0.5 times 4, 3, 2, 1 = 0.004, 0.6, 0.4, 0.5;
     # running max 0.004, 0.6, 0.6, 0.6; input order [0.6, 0.6, 0.6, 0.004].
-    assert stats.holm(p) == pytest.approx([0.6, 0.6, 0.6, 0.004], rel=TOL)
+    assert corrections.holm(p) == pytest.approx([0.6, 0.6, 0.6, 0.004], rel=TOL)
     # Capping: [0.3, 0.6] -> sorted times 2, 1 = 0.6, 0.6; Bonferroni 0.6, 1.2 -> 1.0.
-    assert stats.holm([0.6, 0.3]) == pytest.approx([0.6, 0.6], rel=TOL)
-    assert stats.bonferroni([0.6, 0.3]) == pytest.approx([1.0, 0.6], rel=TOL)
-    assert stats.holm([0.9, 0.8]).tolist() == [1.0, 1.0]  # 0.8 * 2 = 1.6 -> 1
-    assert stats.holm([]).size == 0 and stats.bonferroni([]).size == 0
+    assert corrections.holm([0.6, 0.3]) == pytest.approx([0.6, 0.6], rel=TOL)
+    assert corrections.bonferroni([0.6, 0.3]) == pytest.approx([1.0, 0.6], rel=TOL)
+    assert corrections.holm([0.9, 0.8]).tolist() == [1.0, 1.0]  # 0.8 * 2 = 1.6 -> 1
+    assert corrections.holm([]).size == 0 and corrections.bonferroni([]).size == 0
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.floats(0.0, 1.0), max_size=12))
 def test_holm_between_raw_and_bonferroni(p):
-    holm, bonf = stats.holm(p), stats.bonferroni(p)
+    holm, bonf = corrections.holm(p), corrections.bonferroni(p)
     assert np.all(np.asarray(p) <= holm) and np.all(holm <= bonf) and np.all(holm <= 1.0)
     order = np.argsort(p, kind="stable")
     assert np.all(np.diff(holm[order]) >= 0)  # monotone in the order of the raw p-values
@@ -318,7 +318,7 @@ def test_holm_between_raw_and_bonferroni(p):
 
 @pytest.mark.parametrize("bad", [[0.1, 1.5], [-0.1], [math.nan], [[0.1, 0.2]]])
 def test_adjustments_reject_invalid_pvalues(bad):
-    for adjust in (stats.holm, stats.bonferroni):
+    for adjust in (corrections.holm, corrections.bonferroni):
         with pytest.raises(ValueError, match="p-values must"):
             adjust(bad)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irscore.analysis import rank_correlation, stats, systems_table
+from irscore.analysis import corrections, rank_correlation, systems_table
 
 PER_TOPIC = {
     "base": [0.2, 0.4, 0.6, 0.8],  # mean 0.5
@@ -89,13 +89,13 @@ def test_corrections_by_hand():
     p = [0.01, 0.04, 0.03, 0.2]
     # BH: sorted 0.01, 0.03, 0.04, 0.2 times m/i = 4/1, 4/2, 4/3, 4/4: 0.04, 0.06, 0.0533,
     # 0.2; the minimum from the top down: 0.04, 0.0533, 0.0533, 0.2
-    assert stats.adjust(p, "bh") == pytest.approx([0.04, 0.16 / 3, 0.16 / 3, 0.2])
+    assert corrections.adjust(p, "bh") == pytest.approx([0.04, 0.16 / 3, 0.16 / 3, 0.2])
     # Holm: 0.01*4, 0.03*3, 0.04*2, 0.2*1 = 0.04, 0.09, 0.08 -> 0.09 (monotone), 0.2
-    assert stats.adjust(p, "holm") == pytest.approx([0.04, 0.09, 0.09, 0.2])
-    assert stats.adjust(p, "bonferroni") == pytest.approx([0.04, 0.16, 0.12, 0.8])
-    assert stats.adjust(p, "none") == pytest.approx(p)
+    assert corrections.adjust(p, "holm") == pytest.approx([0.04, 0.09, 0.09, 0.2])
+    assert corrections.adjust(p, "bonferroni") == pytest.approx([0.04, 0.16, 0.12, 0.8])
+    assert corrections.adjust(p, "none") == pytest.approx(p)
     with pytest.raises(ValueError, match="unknown correction"):
-        stats.adjust(p, "sidak")
+        corrections.adjust(p, "sidak")
 
 
 def test_kendall_tau_and_tau_ap_by_hand():

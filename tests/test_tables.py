@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from irscore.analysis.results import Results
-from irscore.engine.conventions import Convention
+from irscore.engine.conventions import Convention, single_change_conventions
 from irscore.engine.evaluate import evaluate
 from irscore.engine.trec import read_qrels, read_run
 from irscore.pipeline.ideal import ideal_run
@@ -82,7 +82,7 @@ def test_single_change_conventions_in_choice_order():
         "asc_deep": {"tie_break": "docno_asc", "depth": 10},
         "pessimistic": {"tie_break": "pessimistic"},
     }
-    assert layout.single_change_conventions(conventions, "tie_break") == {
+    assert single_change_conventions(conventions, "tie_break") == {
         "docno_desc": "reference",
         "docno_asc": "asc",  # the first configured wins; asc_deep changes two fields
         "pessimistic": "pessimistic",

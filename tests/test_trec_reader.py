@@ -52,7 +52,7 @@ def read_ranked(path):
 
 def read_slowly(reader, path):
     """The same reader with the fast path switched off: every line goes through _slow_columns."""
-    with mock.patch.object(trec, "_fast_columns", return_value=None):
+    with mock.patch.object(trec, "fast_columns", return_value=None):
         return reader(path)
 
 
@@ -378,7 +378,7 @@ def test_typical_file_takes_the_fast_path(tmp_path):
     commented = write(tmp_path, "# c\n1 Q0 a 1 0.5 t\n#\n\n1 Q0 b 2 0.25 t\n", "commented")
     marco = write(tmp_path, "1 Q0 msmarco_doc_00_4736 1 0.5 run_2\n", "marco")
     odd = write(tmp_path, "1 Q0 a 1 0.5 t\n1  Q0 b 2 0.25 t\n", "odd")
-    with mock.patch.object(trec, "_slow_columns", wraps=trec._slow_columns) as slow:
+    with mock.patch.object(trec, "slow_columns", wraps=trec.slow_columns) as slow:
         read_run(typical)
         assert slow.call_count == 0  # so the property tests below compare two real paths
         # comment lines, blank lines, digits and underscores in docnos and tags stay fast

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from irscore.engine.evaluate import read_long_table
+from irscore.engine.long_table import read_long_table
 from irscore.engine.trec import read_qrels, read_run
 
 

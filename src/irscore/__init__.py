@@ -1,14 +1,14 @@
 """irscore: reproducible offline retrieval evaluation.
 
 The Python API is `irscore.evaluate`, `irscore.iter_evaluate`, `irscore.compare`,
-`irscore.audit` and `irscore.write_run` (see `irscore.api`); a bad input raises
+`irscore.audit`, `irscore.measures` and `irscore.write_run` (see `irscore.api`); a bad input raises
 `irscore.InputError`. `import irscore` loads no numerical library, the first call does.
+The modules below are in layers (engine, pipeline, analysis, workbench, report, cli,
+web): no module of the package shares a name with an API function, so importing one
+leaves the API as it is.
 """
 
-import sys
-import types
-
-from irscore.api import audit, compare, evaluate, iter_evaluate, write_run
+from irscore.api import audit, compare, evaluate, iter_evaluate, measures, write_run
 from irscore.engine.conventions import Convention
 from irscore.engine.errors import InputError
 
@@ -20,21 +20,6 @@ __all__ = [
     "compare",
     "evaluate",
     "iter_evaluate",
+    "measures",
     "write_run",
 ]
-_API = {"audit": audit, "compare": compare, "evaluate": evaluate}
-
-
-class _Package(types.ModuleType):
-    """The package keeps its API functions when the submodules of the same names
-    (irscore.evaluate, irscore.audit) are imported: Python would otherwise set the
-    package attribute to the submodule. Import those by
-    `from irscore.engine.evaluate import ...`."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name in _API and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -61,9 +61,9 @@ def evaluate(
     {'map': 0.8333, 'P_2': 0.5}
     """
     from irscore.engine.allocator import freed_memory_kept
-    from irscore.engine.evaluate import concat_long
     from irscore.engine.evaluate import evaluate as evaluate_grid
     from irscore.engine.input_checks import overlap
+    from irscore.engine.long_table import concat_long
     from irscore.engine.subtopics import for_request
 
     groups = measure_groups(measures)
@@ -293,8 +293,8 @@ def compare(
     >>> table.attrs["correction"]
     "Holm over the paired t-test's 1 p-value, one per measure"
     """
-    from irscore.analysis.audit import correction_scope
     from irscore.analysis import comparison
+    from irscore.analysis.audit import correction_scope
 
     groups = measure_groups(measure if measure is not None else comparison.DEFAULT_MEASURES)
     grid = conventions(convention)
@@ -333,8 +333,8 @@ def _systems(
     """`compare` of many runs: the systems table of `irscore compare`, from its functions."""
     from dataclasses import replace
 
-    from irscore.analysis.comparison import score_groups
     from irscore.analysis import systems_table, tukey
+    from irscore.analysis.comparison import score_groups
 
     named_runs = _named_runs(runs)
     if not named_runs and (isinstance(runs, Mapping | str) or not isinstance(runs, Sequence)):
@@ -482,6 +482,23 @@ def _one_convention(item: ConventionInput) -> Convention:
         probe = Convention.from_changes("convention", changes)
         return Convention.from_changes(name or probe.description, changes)
     raise ConventionError(f"a convention is a name, a Convention or a mapping, got {type(item)}")
+
+
+def measures() -> pd.DataFrame:
+    """Every measure name irscore accepts, one row a name family: the columns name,
+    measure, parameters, provenance (trec_eval 9/10, ir_measures, ranx, irscore) and
+    convention (what a peer's name implies), as `irscore measures` prints them.
+
+    >>> import irscore
+    >>> listing = irscore.measures()
+    >>> list(listing.columns)
+    ['name', 'measure', 'parameters', 'provenance', 'convention']
+    """
+    import pandas as pd
+
+    from irscore.engine.measures import catalogue
+
+    return pd.DataFrame(catalogue.rows(), columns=list(catalogue.COLUMNS))
 
 
 def measure_groups(measures: str | Sequence[str] | None) -> list[Group]:

@@ -169,8 +169,11 @@ def retriever_sources(wildcards):
     return package_sources(
         "pipeline/analyzers.py",
         "pipeline/data.py",
+        "pipeline/exports.py",
         "pipeline/retrieve.py",
         "engine/trec.py",
+        "engine/columns.py",
+        "engine/arrays.py",
         "pipeline/logs.py",
         "pipeline/retrievers/__init__.py",
         "pipeline/retrievers/base.py",
@@ -189,9 +192,12 @@ def index_sources(wildcards):
     return package_sources(
         "pipeline/analyzers.py",
         "pipeline/data.py",
+        "pipeline/exports.py",
         "pipeline/retrieve.py",
         "pipeline/shards.py",
         "engine/trec.py",
+        "engine/columns.py",
+        "engine/arrays.py",
         "pipeline/logs.py",
         "pipeline/retrievers/index.py",
     )

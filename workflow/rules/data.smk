@@ -6,7 +6,14 @@
 
 rule export_data:
     input:
-        code=package_sources("pipeline/data.py", "engine/trec.py", "pipeline/logs.py"),
+        code=package_sources(
+            "pipeline/data.py",
+            "pipeline/exports.py",
+            "engine/trec.py",
+            "engine/columns.py",
+            "engine/arrays.py",
+            "pipeline/logs.py",
+        ),
     output:
         qrels="results/data/qrels.txt",
         queries="results/data/queries.tsv",

@@ -12,9 +12,14 @@ rule evaluate:
         code=package_sources(
             "pipeline/crosscheck.py",
             "engine/evaluate.py",
+            "engine/prepare.py",
+            "engine/rank.py",
+            "engine/long_table.py",
             "engine/measures",
             "engine/conventions.py",
             "engine/trec.py",
+            "engine/columns.py",
+            "engine/arrays.py",
         ),
     output:
         eval="results/eval/{run}.tsv",

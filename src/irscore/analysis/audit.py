@@ -12,12 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irscore.analysis import rank_correlation, stats
+from irscore.analysis import corrections, rank_correlation, stats
 from irscore.analysis.results import Results
 from irscore.engine import trec
 from irscore.engine.conventions import Convention, name_under
-from irscore.engine.evaluate import concat_long
-from irscore.report.pages import Split
+from irscore.engine.long_table import concat_long
 
 COLUMNS = [
     "measure",
@@ -167,11 +166,6 @@ def _topic_changes(
     return int(moved.sum()) + only_one_side, largest
 
 
-# Its HTML page shows the means per run, then what changes in topics and orders, as two
-# tables.
-HTML_SPLIT = Split("topics changed", moved=("what changes",))
-
-
 def markdown(audit: pd.DataFrame, labels: Mapping[str, str]) -> str:
     """One section per measure: conventions as rows, each run's mean and shift as columns."""
     runs = list(dict.fromkeys(audit["run"]))
@@ -290,7 +284,7 @@ def paired_comparisons(
     """Paired tests of run B against run A for every pair, measure, convention and test.
 
     Topics are those both runs answer under the convention (a NaN value drops
-    its topic, noted). p-values are adjusted by a correction of `stats.CORRECTIONS`
+    its topic, noted). p-values are adjusted by a correction of `corrections.CORRECTIONS`
     over the p-values of one test under one convention: every pair and measure of
     it, each test and each convention on its own (`correction_scope` says it in words).
     """
@@ -333,7 +327,7 @@ def paired_comparisons(
     if frame.empty:
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
     frame["p_adjusted"] = frame.groupby(["convention", "test"], sort=False)["p"].transform(
-        lambda p: stats.adjust(p.to_numpy(), correction)
+        lambda p: corrections.adjust(p.to_numpy(), correction)
     )
     frame["significant"] = frame["p_adjusted"] < alpha
     frame["conclusion"] = [
@@ -360,7 +354,7 @@ def correction_scope(correction: str, comparisons: pd.DataFrame) -> str:
         count = f"{pairs} pairs of runs x {measures} measure{'s' * (measures != 1)}"
     else:
         count = "one per measure"
-    scope = f"{stats.CORRECTION_NAMES[correction]} over {whose} {n} p-value{'s' * (n != 1)}"
+    scope = f"{corrections.CORRECTION_NAMES[correction]} over {whose} {n} p-value{'s' * (n != 1)}"
     scope += f", {count}"
     if comparisons["convention"].nunique() > 1:
         scope += ", under each convention on its own"

@@ -5,21 +5,20 @@ long tables), one table per interpolation rule, so the curves and the tables
 always agree with `11pt_avg`. One topic's per-rank curve is recomputed from the
 run under the reference ranking (float32 scores, ties by docno descending),
 together with its interpolated envelope and its ROC curve. The figures of
-both are drawn by `irscore.plots`.
+both are drawn by `irscore.report.plots`, their tables written by
+`irscore.report.pipeline`.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from irscore.analysis.results import Results
 from irscore.engine.conventions import REFERENCE
-from irscore.engine.evaluate import prepare, rank
 from irscore.engine.measures import RECALL_LEVELS
-from irscore.report import tables
+from irscore.engine.prepare import prepare
+from irscore.engine.rank import rank
 
 LEVEL_MEASURES = tuple(f"iprec_at_recall_{level:.2f}" for level in RECALL_LEVELS)
 LEVEL_LABELS = tuple(f"{level:.1f}" for level in RECALL_LEVELS)
@@ -98,15 +97,3 @@ def roc_auc(curve: pd.DataFrame) -> float:
     fpr = np.r_[0.0, curve["fpr"].to_numpy(), 1.0]
     tpr = np.r_[0.0, curve["recall"].to_numpy(), 1.0]
     return float(np.trapezoid(tpr, fpr))
-
-
-def write_curve_tables(results: Results, outputs: Mapping[str, str]) -> None:
-    """The averaged 11-point curves of every run under each interpolation rule that some
-    convention isolates, as tables (`outputs` keys RULE_md, RULE_csv, RULE_tex, RULE_html)."""
-    for rule, convention in results.interpolations.items():
-        caption = (
-            f"Mean interpolated precision at 11 recall levels, interpolation {rule} "
-            f"(convention {convention})"
-        )
-        paths = {kind: outputs[f"{rule}_{kind}"] for kind in tables.FORMATS}
-        tables.write(curve_table(results, convention), paths, caption=caption)

@@ -16,8 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irscore.engine.conventions import Convention, conventions_from_config
-from irscore.report.layout import single_change_conventions
+from irscore.engine.conventions import (
+    Convention,
+    conventions_from_config,
+    single_change_conventions,
+)
 
 MEAN = "all"  # the topic label of a mean row
 REFERENCE = "reference"
@@ -51,8 +54,8 @@ class Results:
         conventions: Mapping[str, Mapping[str, Any] | None] | None = None,
         means_only: bool = False,
     ) -> Results:
-        """The long tables written at `paths` (see evaluate.read_long_table)."""
-        from irscore.engine.evaluate import read_long_table
+        """The long tables written at `paths` (see long_table.read_long_table)."""
+        from irscore.engine.long_table import read_long_table
 
         return cls([read_long_table(p, means_only=means_only) for p in paths], conventions)
 

@@ -5,8 +5,8 @@ values for run A and run B, same topics in the same order; the caller aligns
 them) and works on the differences d = b - a ("B minus A"): a positive mean
 difference means B scores higher. Each test returns a `TestResult` row that
 carries the effect size (Cohen's d_z) next to its p-value, so a list of rows
-from `compare` becomes a table with `pandas.DataFrame(rows)`. `holm` and
-`bonferroni` adjust the p-values of one such table for multiple comparisons.
+from `compare` becomes a table with `pandas.DataFrame(rows)`; `corrections`
+adjusts the p-values of one such table for multiple comparisons.
 
 Resampling tests are seeded (numpy `Generator(PCG64(seed))`): the same inputs,
 B and seed give the same numbers. Sampled p-values are (c + 1) / (B + 1), with
@@ -327,61 +327,6 @@ def resampled_means(
     return flipped, _bootstrap_means(pair.d, B_bootstrap, seed)
 
 
-def bonferroni(pvalues: Sequence[float]) -> np.ndarray:
-    """Bonferroni-adjusted p-values: min(1, m * p) for m tests; controls the family-wise error."""
-    p = _check_pvalues(pvalues)
-    return np.minimum(1.0, p.size * p)
-
-
-def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm step-down adjusted p-values, in the input order; uniformly less strict than Bonferroni.
-
-    Sorted ascending, the i-th smallest (i = 1..m) becomes max over j <= i of
-    min(1, (m - j + 1) * p_(j)), which keeps the adjusted values monotone.
-    """
-    p = _check_pvalues(pvalues)
-    order = np.argsort(p, kind="stable")
-    factors = np.arange(p.size, 0, -1, dtype=np.float64)
-    adjusted = np.empty_like(p)
-    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(factors * p[order]))
-    return adjusted
-
-
-def benjamini_hochberg(pvalues: Sequence[float]) -> np.ndarray:
-    """Benjamini-Hochberg adjusted p-values (scipy's false_discovery_control); controls
-    the false discovery rate rather than the family-wise error."""
-    import scipy.stats  # here: only this correction needs it, and it takes a second to import
-
-    p = _check_pvalues(pvalues)
-    return scipy.stats.false_discovery_control(p, method="bh") if p.size else p
-
-
-def unadjusted(pvalues: Sequence[float]) -> np.ndarray:
-    """The p-values as they are (checked): the "none" correction."""
-    return _check_pvalues(pvalues).copy()
-
-
-CORRECTIONS = {
-    "holm": holm,
-    "bonferroni": bonferroni,
-    "bh": benjamini_hochberg,
-    "none": unadjusted,
-}
-CORRECTION_NAMES = {
-    "holm": "Holm",
-    "bonferroni": "Bonferroni",
-    "bh": "Benjamini-Hochberg",
-    "none": "no correction",
-}
-
-
-def adjust(pvalues: Sequence[float], correction: str) -> np.ndarray:
-    """p-values adjusted for multiple comparisons by a correction of `CORRECTIONS`."""
-    if correction not in CORRECTIONS:
-        raise ValueError(f"unknown correction {correction!r}; choose from {list(CORRECTIONS)}")
-    return CORRECTIONS[correction](pvalues)
-
-
 def _paired(a: Sequence[float], b: Sequence[float]) -> _Paired:
     """Validate a and b and compute d = b - a with its mean, sd and Cohen's d_z."""
     a = np.asarray(a, dtype=np.float64)
@@ -503,13 +448,3 @@ def _check_B(B: int) -> None:
     """Reject a resample count that is not a positive integer."""
     if isinstance(B, bool) or not isinstance(B, int | np.integer) or B < 1:
         raise ValueError(f"B must be a positive integer, got {B!r}")
-
-
-def _check_pvalues(pvalues: Sequence[float]) -> np.ndarray:
-    """The p-values as a float array; ValueError unless 1-D with every value in [0, 1]."""
-    p = np.asarray(pvalues, dtype=np.float64)
-    if p.ndim != 1:
-        raise ValueError(f"p-values must be a 1-D sequence, got shape {p.shape}")
-    if not ((p >= 0.0) & (p <= 1.0)).all():  # also rejects NaN
-        raise ValueError("p-values must lie in [0, 1]")
-    return p

@@ -6,7 +6,7 @@ better (worse) than the baseline; with all pairs, each system gets a letter
 and a cell lists the letters of the systems it is significantly better than
 (as ranx does). The p-values come from `audit.paired_comparisons` (any test of
 `stats.TESTS`; the table uses one) adjusted together, every system and measure
-of the table, by one of `stats.CORRECTIONS`, or from Tukey's HSD (`tukey`:
+of the table, by one of `corrections.CORRECTIONS`, or from Tukey's HSD (`tukey`:
 over all the systems, each measure on its own, adjusted by the HSD itself); a
 footnote says which test and correction, over how many p-values, and alpha. The
 best mean of each column is in bold. Markdown, LaTeX (booktabs) and CSV.
@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from irscore.analysis import tukey
 from irscore.analysis.audit import correction_scope, paired_comparisons
 from irscore.engine import trec
 from irscore.engine.conventions import REFERENCE, Convention
-from irscore.analysis import tukey
 
 UP, DOWN = "▲", "▼"
 

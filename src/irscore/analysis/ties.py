@@ -16,9 +16,8 @@ import pandas as pd
 
 from irscore.analysis.results import Results, per_topic
 from irscore.engine.conventions import REFERENCE
-from irscore.engine.evaluate import as_float32, prepare, rank
-from irscore.report import tables
-from irscore.report.pages import Split
+from irscore.engine.prepare import Prepared
+from irscore.engine.rank import as_float32, rank
 
 TOP = 10
 # Orders of tied documents (trec_eval's first), then the tie-aware range over all orders.
@@ -33,15 +32,15 @@ CAPTION = (
 )
 
 
-def tie_counts(qrels: pd.DataFrame, run: pd.DataFrame, top: int = TOP) -> dict[str, int]:
-    """How tied a run is, over the topics the reference convention evaluates.
+def tie_counts(p: Prepared, top: int = TOP) -> dict[str, int]:
+    """How tied a run is (`p`: it and its qrels, `prepare.prepare`d), over the topics the
+    reference convention evaluates.
 
     `tie in top k`: topics where a document ranked in the top k shares its
     float32 score with another retrieved document of the topic, so the tie-break
     decides the order of the top k or which documents it holds. `tied docs`:
     how many retrieved documents share their score with another.
     """
-    p = prepare(qrels, run)
     ranking, rows, _, _ = rank(p, REFERENCE)
     if not len(rows):
         return {TIED_IN_TOP: 0, TIED_DOCS: 0}
@@ -90,20 +89,3 @@ def tie_table(results: Results, counts: Sequence[Mapping[str, int]]) -> pd.DataF
     frame.index.name = "run"
     integers = [f"changed {tie}" for tie in ORDERS[1:]] + ["AP range > 0", TIED_IN_TOP, TIED_DOCS]
     return frame.astype(dict.fromkeys(integers, "Int64") | {"at topic": "string"})
-
-
-# The HTML page shows the means under each order, then the counts, as two tables.
-HTML_SPLIT = Split("changed ")
-
-
-def write_tie_table(
-    qrels: pd.DataFrame,
-    runs: Sequence[pd.DataFrame],
-    results: Results,
-    paths: Mapping[str, str],
-) -> pd.DataFrame:
-    """The tie-break table of the runs (rows in the order of `results`; `runs` are theirs)."""
-    counts = [tie_counts(qrels, run) for run in runs]
-    frame = tie_table(results, counts)
-    tables.write(frame, paths, caption=CAPTION, splits=(HTML_SPLIT,))
-    return frame

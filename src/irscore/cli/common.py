@@ -211,8 +211,8 @@ def user_errors() -> tuple[type[Exception], ...]:
     (by then the command has loaded these modules anyway).
     """
     from irscore.engine.conventions import ConventionError
-    from irscore.engine.evaluate import DuplicateDocumentError
     from irscore.engine.measures import MeasureError
+    from irscore.engine.rank import DuplicateDocumentError
     from irscore.engine.trec import TrecFormatError
 
     known = [errors.InputError, TrecFormatError, DuplicateDocumentError, ConventionError]

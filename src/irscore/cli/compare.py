@@ -81,10 +81,10 @@ def run(args: argparse.Namespace) -> str:
     import json
     from dataclasses import replace
 
+    from irscore.analysis import systems_table
     from irscore.analysis.comparison import DEFAULT_MEASURES, paired, score_groups
     from irscore.engine import trec
     from irscore.engine.measures.groups import plan
-    from irscore.analysis import systems_table
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")

@@ -317,7 +317,7 @@ def _table_text(results: list, convention, args: argparse.Namespace) -> str:
     import pandas as pd
 
     from irscore.engine import trec
-    from irscore.engine.evaluate import long_table
+    from irscore.engine.long_table import long_table
 
     tables = [long_table(name, convention, *result) for name, *result in results]
     combined = pd.concat(tables, ignore_index=True)

@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> str:
     e = explain.explain(qrels, ranked, topic, convention, k)
     if args.plot:
         matplotlib_config_dir()
-        explain.save_figure(e, args.plot)
+        from irscore.report.workbench_plots import save_explain_figure
+
+        save_explain_figure(e, args.plot)
     if args.format == "json":
         return json.dumps(explain.records(e), indent=1) + "\n"
     if args.format == "tsv":

@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> str:
         trec.write_lines_atomically(args.log, [interleave.log_lines(outcome)])
     if args.plot:
         matplotlib_config_dir()
-        interleave.save_figure(outcome, args.click_model, *names, args.plot)
+        from irscore.report.workbench_plots import save_interleave_figure
+
+        save_interleave_figure(outcome, args.click_model, *names, args.plot)
     head = f"{args.method} interleaving, {args.click_model} clicks, seed {args.seed}\n"
     return head + interleave.summary(outcome, *names, alpha=args.alpha)

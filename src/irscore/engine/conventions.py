@@ -233,3 +233,19 @@ DEFAULT_GRID: dict[str, dict[str, Any]] = {
     "mistake_topics_from_run": {"topics": "all_qrels", "mistake": "topics_from_run"},
     "mistake_rank_column_trusted": {"mistake": "rank_column_trusted"},
 }
+
+
+def single_change_conventions(
+    conventions: Mapping[str, Mapping[str, Any] | None], field: str
+) -> dict[Any, str]:
+    """{value of `field`: convention name} for the reference and each configured convention
+    that changes `field` and nothing else (the first in config order per value), listed in
+    the order of the field's choices (the reference value first)."""
+    found: dict[Any, str] = {}
+    for convention in conventions_from_config(conventions):
+        changes, value = convention.changes(), getattr(convention, field)
+        if field == "tie_break" and changes == {"ties": "expected"}:  # its alias
+            changes, value = {field: "expected"}, "expected"
+        if not changes or set(changes) == {field}:
+            found.setdefault(value, convention.name)
+    return {value: found[value] for value in CHOICES[field] if value in found}

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from irscore.engine.errors import InputError, shown
 
 if TYPE_CHECKING:
-    from irscore.engine.evaluate import Notes
+    from irscore.engine.rank import Notes
 
 WHAT = {"qrels": "judgments", "run": "results"}
 FEW_TOPICS = 10  # from this many shared topics, "almost none" is a share of them

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from irscore.engine import arrays, trec
 from irscore.engine import arrow_compute as ac
-from irscore.engine import trec
 from irscore.engine.errors import InputError, shown
 
 if TYPE_CHECKING:
@@ -237,7 +237,7 @@ def _coded(column: pd.Series, what: str, place: Place) -> pd.Categorical:
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes, labels = column.cat.codes.to_numpy(), column.cat.categories
     elif _arrow_strings(column.dtype):
-        encoded = ac.dictionary_encode(trec.one_array(pa.array(column)))
+        encoded = ac.dictionary_encode(arrays.one_array(pa.array(column)))
         codes = ac.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
         codes = codes.to_numpy()
         labels = pd.Index(encoded.dictionary.to_pandas())
@@ -265,14 +265,16 @@ def _mostly_distinct(column: pd.Series) -> bool:
     beats hashing a million docnos into categories (twice) and sorting them all."""
     if not _arrow_strings(column.dtype) or len(column) < _SAMPLE:
         return False
-    values = trec.one_array(pa.array(column))
-    sample = values.take(trec._arrow(np.linspace(0, len(values) - 1, _SAMPLE).astype(np.int64)))
+    values = arrays.one_array(pa.array(column))
+    sample = ac.take(
+        values, arrays.as_arrow(np.linspace(0, len(values) - 1, _SAMPLE).astype(np.int64))
+    )
     return len(ac.unique(sample)) > _SAMPLE // 2
 
 
 def _plain_strings(column: pd.Series, what: str, place: Place = _row) -> pd.Series:
     """Arrow-backed ids as they are, row by row, checked as `_strings` checks categories."""
-    values = trec.one_array(pa.array(column))
+    values = arrays.one_array(pa.array(column))
     if values.null_count:
         row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
         raise InputError(f"{what} {place(row)}: missing value")

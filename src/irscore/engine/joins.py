@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from irscore.engine import arrays
 from irscore.engine import arrow_compute as ac
-from irscore.engine import trec
 
 NOT_JUDGED = np.iinfo(np.int64).min
 _SLICE = 1 << 20  # sorted docnos compared this many at a time: they never exist whole
@@ -162,7 +162,7 @@ def _packed(topic: np.ndarray, docno: pa.Array) -> np.ndarray | None:
     n = len(docno)
     if n == 0:
         return None
-    offsets = trec.numpy_view_offsets(docno)
+    offsets = arrays.numpy_view_offsets(docno)
     lengths = np.diff(offsets)
     data = docno.buffers()[2]
     text = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
@@ -214,9 +214,9 @@ def _sorted_strings(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`_sorted` by Arrow's stable sort of the strings. The sorted docnos are compared in
     slices, so they never exist whole."""
-    table = pa.table({"t": trec._arrow(topic), "d": docno})
+    table = pa.table({"t": arrays.as_arrow(topic), "d": docno})
     sort_keys = [("t", "ascending"), ("d", "ascending")]
-    order = trec.numpy_view(ac.sort_table_indices(table, sort_keys)).view(np.int64)
+    order = arrays.numpy_view(ac.sort_table_indices(table, sort_keys)).view(np.int64)
     del table
     n = len(order)
     topic_start = np.ones(n, dtype=bool)
@@ -226,9 +226,9 @@ def _sorted_strings(
     new = topic_start.copy()
     for start in range(0, n - 1, _SLICE):
         stop = min(start + _SLICE, n - 1)
-        piece = ac.take(docno, trec._arrow(order[start : stop + 1]))
+        piece = ac.take(docno, arrays.as_arrow(order[start : stop + 1]))
         changed = ac.not_equal(piece.slice(1), piece.slice(0, len(piece) - 1))
-        new[start + 1 : stop + 1] |= trec.numpy_view(ac.cast(changed, pa.int8())).view(bool)
+        new[start + 1 : stop + 1] |= arrays.numpy_view(ac.cast(changed, pa.int8())).view(bool)
     return order, topic_start, new
 
 
@@ -237,5 +237,5 @@ def taken(strings: pa.Array | pa.ChunkedArray, rows: np.ndarray | slice) -> pa.A
     if isinstance(rows, slice):
         picked = strings.slice(rows.start, rows.stop - rows.start)
     else:
-        picked = ac.take(strings, trec._arrow(rows))
-    return trec.one_array(picked)
+        picked = ac.take(strings, arrays.as_arrow(rows))
+    return arrays.one_array(picked)

@@ -26,7 +26,7 @@ from itertools import groupby
 
 import numpy as np
 
-from irscore.engine import trec
+from irscore.engine import arrays, trec
 from irscore.engine.trec import TrecFormatError
 
 _LEVEL = re.compile(r"[+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -210,12 +210,10 @@ def rankings(run, convention) -> dict[str, list[str]]:
     convention's precision), docno ascending, cut at -M; a docno twice is an error."""
     import pyarrow.compute as pc
 
-    from irscore.engine import trec
-
     table = run.table
     topics = pc.cast(table["topic"], "string").to_pylist() if table.num_rows else []
     docnos = pc.cast(table["docno"], "string").to_pylist() if table.num_rows else []
-    scores = trec.one_array(table["score"]).to_numpy(zero_copy_only=False)
+    scores = arrays.one_array(table["score"]).to_numpy(zero_copy_only=False)
     if convention.score_precision == "float32":
         scores = scores.astype(np.float32)
     by_topic: dict[str, list[tuple[float, bytes, str]]] = {}

@@ -7,7 +7,8 @@ strings. Each input is read once, block by block (`irscore.engine.streams`: file
 `-`, pipes, gzip/bzip2/xz by content); a block goes through Arrow's
 multi-threaded CSV parser, comment lines cut out first, and only a block that
 Arrow refuses (or whose values fail a check) goes to the line-by-line reader,
-which is the authority on what is valid and produces the exact error.
+which is the authority on what is valid and produces the exact error (both in
+`irscore.engine.columns`; this module reads and writes whole files).
 """
 
 from __future__ import annotations
@@ -15,9 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import lzma
-import math
 import os
-import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -26,42 +25,41 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.csv as pa_csv
 
 from irscore.engine import arrow_compute as ac
 from irscore.engine import errors, formats, streams
-from irscore.engine.errors import InputError
+from irscore.engine.arrays import as_arrow
+from irscore.engine.columns import (
+    LABEL,
+    canonical,
+    check_unique_judgments,
+    combine,
+    fast_columns,
+    field_name,
+    line_of,
+    narrowed,
+    plain_docnos,
+    slow_columns,
+    utf8_error,
+)
+from irscore.engine.errors import InputError, TrecFormatError
 from irscore.engine.formats import Layout
 
 if TYPE_CHECKING:  # pandas loads in `Records.frame`: `irscore evaluate` needs no DataFrame
     import pandas as pd
 
-QRELS_COLUMNS = ["topic", "docno", "grade"]
-RUN_COLUMNS = ["topic", "docno", "rank", "score", "tag"]
 
-_GRADE = re.compile(r"[+-]?[0-9]{1,15}")
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_LABEL = pa.dictionary(pa.int32(), pa.string())
+QRELS_COLUMNS = ["topic", "docno", "grade"]
+
+
+RUN_COLUMNS = ["topic", "docno", "rank", "score", "tag"]
 _BOM = b"\xef\xbb\xbf"
-_CONTROL = re.compile(r"[\x00-\x1f]")  # no id holds one: trec_eval's C strings end at NUL
+
+
 HEADER_HINT = (
     "a header line? TREC files have none: remove it or start it with #, "
     "or name the format with --{role}-format csv|tsv"
 )
-
-
-class TrecFormatError(InputError):
-    """A qrels or run file that does not parse; names file, line and problem (the line
-    quoted, cut to `errors.SHOWN` characters)."""
-
-    def __init__(self, path: str | os.PathLike, line_no: int, problem: str, line: str = ""):
-        self.path = str(path)
-        self.line_no = line_no
-        self.problem = problem
-        self.line = line
-        where = f"{self.path}:{line_no}" if line_no else self.path
-        quoted = f": {errors.shown(line)!r}" if line else ""
-        super().__init__(f"{where}: {problem}{quoted}")
 
 
 @dataclass
@@ -119,12 +117,6 @@ class Records:
         frame = table.to_pandas()
         frame.attrs.update(source=self.source, skipped=self.skipped, bom=self.bom)
         return frame
-
-
-def line_of(skipped: np.ndarray, row: int) -> int:
-    """The line number of record `row` (0-based) of a file whose lines `skipped` hold none."""
-    before = np.asarray(skipped, dtype=np.int64) - np.arange(1, len(skipped) + 1)
-    return row + 1 + int(np.searchsorted(before, row, side="right"))
 
 
 def read_qrels(path: str | os.PathLike, fmt: str = "auto") -> pd.DataFrame:
@@ -263,7 +255,7 @@ def data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
                 try:
                     line = raw.rstrip(b"\r").decode("utf-8")
                 except UnicodeDecodeError as err:
-                    raise _utf8_error(name, line_no, raw, err, position) from None
+                    raise utf8_error(name, line_no, raw, err, position) from None
                 position += len(raw) + 1
                 fields = formats.split(line, None)
                 if fields and not fields[0].startswith("#"):
@@ -321,7 +313,7 @@ class _Parser:
             data = block[start:] if start else block
             before = block.count(b"\n", 0, start)
             first_line = self.lines + 1 + before
-            fast = _fast_columns(data, self.layout, self.role == "run")
+            fast = fast_columns(data, self.layout, self.role == "run")
             if fast is None:
                 try:
                     table, skipped = self._slow_block(data, first_line, self.offset + start)
@@ -333,7 +325,7 @@ class _Parser:
                 newlines = before + lines - (not block.endswith(b"\n"))
             if self.role == "run":  # the Q0 column, checked, is not kept
                 table = table.drop_columns([c for c in table.column_names if c.startswith("_")])
-                table = _narrowed(_plain_docnos(table))
+                table = narrowed(plain_docnos(table))
             self.tables.append(table)
             self.skipped.append(skipped)
         self.lines += block.count(b"\n") if newlines is None else newlines
@@ -351,7 +343,7 @@ class _Parser:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as err:
-                raise _utf8_error(self.name, line_no, raw, err, self.offset + position) from None
+                raise utf8_error(self.name, line_no, raw, err, self.offset + position) from None
             stripped = text.strip(" \t\r\f\v")
             if not stripped or stripped.startswith("#"):
                 self.skipped.append(np.array([line_no], dtype=np.int64))
@@ -391,512 +383,33 @@ class _Parser:
                 err.encoding, raw, err.start - line_start, err.end - line_start, err.reason
             )
             line_no = first_line + data.count(b"\n", 0, err.start)
-            raise _utf8_error(self.name, line_no, raw, moved, offset + line_start) from None
-        return _slow_columns(text, first_line, self.layout, self.name, self.unread_rank)
+            raise utf8_error(self.name, line_no, raw, moved, offset + line_start) from None
+        return slow_columns(text, first_line, self.layout, self.name, self.unread_rank)
 
     def records(self, compression: str | None) -> Records:
         """Everything fed so far as one table of the role's canonical columns."""
         layout = self.layout or formats.detect(None, self.role)
         skipped = np.sort(np.concatenate([np.zeros(0, np.int64), *self.skipped]))
         if self.tables:
-            raw = _combine(self.tables)
+            raw = combine(self.tables)
         else:
             raw = pa.table(
                 {
-                    _field(layout, i): (
-                        _arrow(np.zeros(0)) if column in ("rank", "score") else pa.array([], _LABEL)
+                    field_name(layout, i): (
+                        as_arrow(np.zeros(0))
+                        if column in ("rank", "score")
+                        else pa.array([], LABEL)
                     )
                     for i, column in enumerate(layout.columns)
                 }
             )
         subtopic = None
         if self.role == "qrels":
-            subtopic = _check_unique_judgments(raw, layout, skipped, self.name)
-        table = _canonical(raw, layout, self.role, self.name)
+            subtopic = check_unique_judgments(raw, layout, skipped, self.name)
+        table = canonical(raw, layout, self.role, self.name)
         if subtopic is not None:
             table = table.append_column("subtopic", subtopic)
         unread = self.unread_rank[0] if self.unread_rank else None
         return Records(
             table, self.name, layout, skipped, compression, bom=self.bom, unread_rank=unread
         )
-
-
-def _plain_docnos(table: pa.Table) -> pa.Table:
-    """A run's docnos as plain strings: `evaluate.prepare` sorts them per topic, and
-    hashing a million mostly distinct docnos into a dictionary would cost more."""
-    column = table["docno"]
-    if not pa.types.is_dictionary(column.type):
-        return table
-    plain = pa.chunked_array([ac.take(c.dictionary, c.indices) for c in column.chunks], pa.string())
-    return table.set_column(table.column_names.index("docno"), "docno", plain)
-
-
-def _narrowed(table: pa.Table) -> pa.Table:
-    """A block's run columns in fewer bytes while the blocks wait to be combined: ranks
-    as int32 when they all fit, dictionary codes in the narrowest integer type that
-    numbers every chunk's dictionary (one type for the column: Arrow's chunks of one
-    column must share it, and a block's chunks have dictionaries of different sizes)."""
-    columns = {}
-    for name in table.column_names:
-        chunks = table[name].chunks
-        if chunks and pa.types.is_dictionary(chunks[0].type):
-            code = _code_type(max(len(c.dictionary) for c in chunks))
-            chunks = [
-                pa.DictionaryArray.from_arrays(
-                    _arrow(numpy_view(c.indices).astype(code)), c.dictionary
-                )
-                for c in chunks
-            ]
-        elif chunks and name == "rank" and pa.types.is_floating(chunks[0].type):
-            narrowed = [_narrow_whole(numpy_view(c)) for c in chunks]
-            if all(v.dtype == np.int32 for v in narrowed):
-                chunks = [_arrow(v) for v in narrowed]
-        columns[name] = pa.chunked_array(chunks) if chunks else table[name]
-    return pa.table(columns)
-
-
-def _combine(tables: list[pa.Table]) -> pa.Table:
-    """One table of single chunks from the blocks' tables, emptying `tables`.
-
-    Dictionary columns are recoded into one dictionary (a hash pass over the
-    blocks' distinct labels, not their rows) with the narrowest integer codes
-    (a run's tag: one byte a line), strings and numbers concatenated,
-    column by column, each block's column freed once copied: the peak is the
-    blocks plus one column, not two copies of everything.
-    """
-    names = tables[0].column_names
-    pending = {name: [chunk for t in tables for chunk in t[name].chunks] for name in names}
-    tables.clear()
-    columns = {}
-    for name in names:
-        chunks = pending.pop(name)
-        if pa.types.is_string(chunks[0].type) or pa.types.is_large_string(chunks[0].type):
-            columns[name] = _concat_strings(chunks)
-            continue
-        if not pa.types.is_dictionary(chunks[0].type):
-            dtype = np.result_type(*(numpy_view(c).dtype for c in chunks))
-            values = np.empty(sum(len(c) for c in chunks), dtype=dtype)
-            row = 0
-            while chunks:
-                chunk = numpy_view(chunks.pop(0))
-                values[row : row + len(chunk)] = chunk
-                row += len(chunk)
-            columns[name] = _arrow(values)
-            continue
-        union = ac.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks]))
-        recode = numpy_view(union.indices)
-        codes = np.empty(sum(len(c) for c in chunks), dtype=_code_type(len(union.dictionary)))
-        row = offset = 0
-        while chunks:
-            chunk = chunks.pop(0)
-            local = recode[offset : offset + len(chunk.dictionary)]
-            codes[row : row + len(chunk)] = local[numpy_view(chunk.indices)]
-            row, offset = row + len(chunk), offset + len(chunk.dictionary)
-        columns[name] = pa.DictionaryArray.from_arrays(_arrow(codes), union.dictionary)
-    return pa.table(columns)
-
-
-def _code_type(labels: int) -> type:
-    """The narrowest signed integer type that numbers `labels` labels."""
-    for dtype in (np.int8, np.int16, np.int32):
-        if labels <= np.iinfo(dtype).max + 1:
-            return dtype
-    return np.int64
-
-
-def _concat_strings(chunks: list[pa.Array]) -> pa.Array:
-    """One string array from the blocks' (64-bit offsets past 2 GiB of text)."""
-    size = sum(c.buffers()[2].size if c.buffers()[2] else 0 for c in chunks)
-    if size >= 2**31 - 1:
-        chunks = [ac.cast(c, pa.large_string()) for c in chunks]
-    out = pa.concat_arrays(chunks) if chunks else pa.array([], pa.string())
-    chunks.clear()
-    return out
-
-
-def _field(layout: Layout, i: int) -> str:
-    """The Arrow column name of field i: its canonical name, or `_i` when it is ignored."""
-    return layout.columns[i] or f"_{i}"
-
-
-def _fast_columns(
-    data: bytes, layout: Layout, run_docnos: bool = False
-) -> tuple[pa.Table, np.ndarray, int] | None:
-    """Arrow's parser on a block of lines whose fields are split by single delimiters;
-    comment lines cut out first. Returns the raw table, the 0-based indices of lines
-    without a record and the number of lines, or None when anything needs the careful
-    reader."""
-    if b"\x0b" in data or b"\x0c" in data:
-        return None
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
-        return None
-    delimiter = layout.delimiter
-    if delimiter is None:
-        delimiter = " "
-        if b"\t" in data:
-            if b" " in data:
-                return None
-            delimiter = "\t"
-    elif b" " in data or b'"' in data:
-        return None  # CSV/TSV fields are trimmed of spaces and unquoted by the careful reader
-    original = data
-    data, comments = _cut_comments(data)
-    names = [_field(layout, i) for i in range(len(layout.columns))]
-    types = {name: _LABEL for name in names}
-    types.update({c: pa.float64() for c in ("rank", "score") if c in names})
-    types.update({name: pa.string() for name in names if name[0] == "_"})  # only checked
-    if run_docnos:  # plain strings: no hash per row
-        types["docno"] = pa.string()
-    try:
-        table = pa_csv.read_csv(
-            pa.BufferReader(data),  # zero-copy: a file object would copy every byte
-            read_options=pa_csv.ReadOptions(column_names=names, block_size=streams.PIECE),
-            parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False),
-            convert_options=pa_csv.ConvertOptions(
-                column_types=types,
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
-    if not _plausible(table):
-        return None
-    lines = original.count(b"\n") + (not original.endswith(b"\n"))
-    if table.num_rows + len(comments) == lines:
-        return table, np.array(comments, dtype=np.int64), lines
-    # Some lines were blank: find them (in the block as it was, comments and all).
-    blanks = _blank_lines(original)
-    return table, np.array(sorted(comments + blanks), dtype=np.int64), lines
-
-
-def _cut_comments(data: bytes) -> tuple[bytes, list[int]]:
-    """The block without its comment lines (first byte `#`), and their 0-based line
-    indices. A scan for the rare `#` byte: nothing to do in most files."""
-    found, starts = data.find(b"#"), []
-    while found >= 0:
-        if found == 0 or data[found - 1] == 10:  # a `#` that starts a line
-            starts.append(found)
-        found = data.find(b"#", found + 1)
-    if not starts:
-        return data, []
-    indices, pieces, line, counted, kept = [], [], 0, 0, 0
-    for start in starts:
-        line += data.count(b"\n", counted, start)
-        counted = start
-        indices.append(line)
-        end = data.find(b"\n", start)
-        pieces.append(data[kept:start])
-        kept = len(data) if end < 0 else end + 1
-    pieces.append(data[kept:])
-    return b"".join(pieces), indices
-
-
-def _blank_lines(data: bytes) -> list[int]:
-    """The 0-based indices of a block's blank lines (`\\n` or `\\r\\n` alone): Arrow skips them."""
-    starts = [0] if data[:1] == b"\n" or data.startswith(b"\r\n") else []
-    for pattern in (b"\n\n", b"\n\r\n"):
-        found = data.find(pattern)
-        while found >= 0:
-            starts.append(found + 1)
-            found = data.find(pattern, found + 1)
-    starts.sort()
-    indices, line, counted = [], 0, 0
-    for start in starts:
-        line += data.count(b"\n", counted, start)
-        counted = start
-        indices.append(line)
-    return indices
-
-
-def _plausible(table: pa.Table) -> bool:
-    """True when no field is empty and every number is finite (rank: whole) and every
-    grade an integer of at most 15 digits: the careful reader would accept every line."""
-    for name in table.column_names:
-        for chunk in table[name].chunks:
-            if pa.types.is_string(chunk.type):
-                if len(chunk) and ac.min_value(ac.binary_length(chunk)).as_py() == 0:
-                    return False
-                if name[0] != "_" and _has_control(chunk):
-                    return False
-                continue
-            if pa.types.is_dictionary(chunk.type):
-                labels = chunk.dictionary
-                if ac.min_value(ac.binary_length(labels)).as_py() == 0:  # an empty field
-                    return False
-                if name[0] != "_" and _has_control(labels):
-                    return False
-                if name == "grade" and not all(_GRADE.fullmatch(g) for g in labels.to_pylist()):
-                    return False
-                continue
-            if chunk.null_count or not np.isfinite(values := numpy_view(chunk)).all():
-                return False
-            if name == "rank" and not _whole(values):
-                return False
-    return True
-
-
-def _has_control(strings: pa.Array) -> bool:
-    """True when a string holds a control character (below U+0020): the smallest byte
-    of all the strings' bytes (which hold no line ends), one vectorised pass."""
-    data = strings.buffers()[2]
-    return data is not None and data.size > 0 and int(np.frombuffer(data, np.uint8).min()) < 32
-
-
-def _whole(values: np.ndarray) -> bool:
-    """True when every value is a whole number that int64 holds exactly."""
-    return bool(((np.floor(values) == values) & (np.abs(values) < 2.0**53)).all())
-
-
-def _slow_columns(
-    text: str, first_line: int, layout: Layout, name: str, unread_rank: list | None = None
-) -> tuple[pa.Table, np.ndarray]:
-    """Split and check every line; raise at the first bad one. A rank that is not a whole
-    number is read as 0 and its line kept in `unread_rank` (when given, and the lines
-    have scores): nothing else reads the rank but tie-break `rank`, which refuses it
-    (`Records.check_ranks`)."""
-    width = len(layout.columns)
-    columns: list[list] = [[] for _ in range(width)]
-    checks = [_CHECKS.get(c) for c in layout.columns]
-    if "score" not in layout.columns:  # the ranks are the order: each must be read
-        unread_rank = None
-    skipped = []
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    for index, raw in enumerate(lines):
-        line = raw.rstrip("\r")
-        fields = formats.split(line, layout.delimiter)
-        if not "".join(fields).strip(" \t\r\f\v") or fields[0].lstrip(" \t\f\v").startswith("#"):
-            skipped.append(first_line + index)
-            continue
-        if len(fields) > width and layout.extra_fields:
-            fields = fields[:width]
-        if len(fields) != width:
-            raise TrecFormatError(
-                name, first_line + index, f"expected {width} columns, found {len(fields)}", line
-            )
-        for i, (column, check, value) in enumerate(zip(columns, checks, fields, strict=True)):
-            problem = check(value) if check else (None if value else "a field is empty")
-            if problem and check is _check_rank and unread_rank is not None:
-                if not unread_rank:
-                    unread_rank.append((first_line + index, line))
-                value, problem = "0", None
-            if not problem and layout.columns[i] and (control := _CONTROL.search(value)):
-                problem = (
-                    f"{layout.columns[i]} {errors.shown(value)!r} holds the control character "
-                    f"U+{ord(control.group()):04X}"
-                )
-            if problem:
-                raise TrecFormatError(name, first_line + index, problem, line)
-            column.append(value)
-    table = pa.table(
-        {
-            _field(layout, i): (
-                pa.array([float(v) for v in values], pa.float64())
-                if layout.columns[i] in ("rank", "score")
-                else ac.dictionary_encode(pa.array(values, pa.string()))
-            )
-            for i, values in enumerate(columns)
-        }
-    )
-    return table, np.array(skipped, dtype=np.int64)
-
-
-def _check_grade(value: str) -> str | None:
-    if not _GRADE.fullmatch(value):
-        return f"grade {errors.shown(value)!r} is not an integer of at most 15 digits"
-    return None
-
-
-def _is_whole(value: float) -> bool:
-    return math.isfinite(value) and value.is_integer() and abs(value) < 2.0**53
-
-
-def _check_rank(value: str) -> str | None:
-    if not _DECIMAL.fullmatch(value) or not _is_whole(float(value)):
-        return f"rank {errors.shown(value)!r} is not a whole number"
-    return None
-
-
-def _check_score(value: str) -> str | None:
-    if not _DECIMAL.fullmatch(value):
-        return f"score {errors.shown(value)!r} is not a finite decimal number"
-    if not math.isfinite(float(value)):
-        return f"score {errors.shown(value)!r} is not a finite number"
-    return None
-
-
-_CHECKS = {"grade": _check_grade, "rank": _check_rank, "score": _check_score}
-
-
-def _utf8_error(
-    name: str, line_no: int, raw: bytes, err: UnicodeDecodeError, offset: int
-) -> TrecFormatError:
-    """Bytes that are not UTF-8: the line, the bad byte and its offset in the file,
-    and the start of the line with the bad bytes escaped (never a dump)."""
-    bad = raw[err.start : err.start + 1].hex()
-    problem = (
-        f"not valid UTF-8: byte 0x{bad} at byte offset {offset + err.start} "
-        f"(column {err.start + 1})"
-    )
-    shown = raw[:80].decode("utf-8", "backslashreplace") + ("..." if len(raw) > 80 else "")
-    return TrecFormatError(name, line_no, problem, shown)
-
-
-def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
-    """The int32 codes and the labels of a single-chunk dictionary column."""
-    array = column.chunk(0)
-    return numpy_view(array.indices), array.dictionary.to_pylist()
-
-
-def _check_unique_judgments(
-    raw: pa.Table, layout: Layout, skipped: np.ndarray, name: str
-) -> pa.Array | None:
-    """A TREC qrels's second column, dictionary-encoded, when it takes more than one value:
-    the subtopic of each judgment to the diversity measures, as ndeval reads a subtopic
-    qrels (`topic subtopic docno grade`); None when it is one value (TREC's iteration).
-    A docno judged twice for one topic (in one subtopic, when there are several) is an
-    error naming the second judgment's line."""
-    subtopic = None
-    if layout.name == "trec" and raw.num_rows:
-        second = ac.dictionary_encode(one_array(raw[_field(layout, 1)]))
-        subtopic = second if len(second.dictionary) > 1 else None
-    if raw.num_rows < 2:
-        return subtopic
-    topic = numpy_view(raw["topic"].chunk(0).indices).astype(np.int64)
-    doc = numpy_view(raw["docno"].chunk(0).indices).astype(np.int64)
-    key = topic * max(len(raw["docno"].chunk(0).dictionary), 1) + doc
-    if subtopic is not None:
-        codes = numpy_view(subtopic.indices).astype(np.int64)
-        key = key * len(subtopic.dictionary) + codes
-    repeat = _first_repeat(key)
-    if repeat is None:
-        return subtopic
-    row, first = repeat
-    fields = [str(raw[_field(layout, i)][row]) for i in range(len(layout.columns))]
-    line = (layout.delimiter or " ").join(fields)
-    topic_name, docno = fields[layout.columns.index("topic")], fields[layout.columns.index("docno")]
-    within = f" subtopic {fields[1]}" if subtopic is not None else ""
-    raise TrecFormatError(
-        name,
-        line_of(skipped, row),
-        f"document {docno} is judged twice for topic {topic_name}{within} "
-        f"(first on line {line_of(skipped, first)})",
-        line,
-    )
-
-
-def _first_repeat(key: np.ndarray) -> tuple[int, int] | None:
-    """(the first row whose key an earlier row has, that earlier row), or None."""
-    order = np.argsort(key, kind="stable")
-    repeat = key[order][1:] == key[order][:-1]
-    if not repeat.any():
-        return None
-    row = int(order[1:][repeat].min())
-    return row, int(order[np.flatnonzero(key[order] == key[row])[0]])
-
-
-def _canonical(raw: pa.Table, layout: Layout, role: str, name: str) -> pa.Table:
-    """The role's columns from the raw fields: grades as int64; a run's missing rank,
-    score or tag made up (rank: file order within the topic; score: -rank; tag: file name)."""
-    n = raw.num_rows
-    if role == "qrels":
-        codes, labels = _labels(raw["grade"]) if n else (np.zeros(0, np.int32), [])
-        grade = np.array([int(g) for g in labels], dtype=np.int64)[codes] if n else codes
-        return pa.table(
-            {"topic": raw["topic"], "docno": raw["docno"], "grade": _arrow(grade.astype(np.int64))}
-        )
-    names = set(raw.column_names)
-    if "rank" in names:  # whole numbers, checked, narrowed block by block (`_narrowed`)
-        rank = numpy_view(raw["rank"].chunk(0))
-    else:
-        rank = _position_in_topic(raw["topic"]) + 1
-    score = numpy_view(raw["score"].chunk(0)) if "score" in names else -rank.astype(np.float64)
-    if "tag" in names:
-        tag = raw["tag"]
-    else:
-        label = _tag_of(name).encode()
-        dictionary = pa.Array.from_buffers(
-            pa.string(),
-            1,
-            [None, pa.py_buffer(np.array([0, len(label)], np.int32)), pa.py_buffer(label)],
-        )
-        tag = pa.DictionaryArray.from_arrays(_arrow(np.zeros(n, np.int8)), dictionary)
-    return pa.table(
-        {
-            "topic": raw["topic"],
-            "docno": raw["docno"],
-            "rank": _arrow(rank),
-            "score": _arrow(np.asarray(score, np.float64)),
-            "tag": tag,
-        }
-    )
-
-
-def _narrow_whole(values: np.ndarray) -> np.ndarray:
-    """Whole numbers as int32 when they all fit (half the memory of the float64 read),
-    else as they are."""
-    if values.dtype.kind == "f" and (
-        len(values) == 0 or (values.min() >= -(2**31) and values.max() < 2**31)
-    ):
-        return values.astype(np.int32)
-    return values
-
-
-_NUMPY_TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64}
-_NUMPY_TYPES |= {"uint64": np.uint64, "double": np.float64}
-
-
-def numpy_view(array: pa.Array) -> np.ndarray:
-    """A numeric Arrow array without nulls as a read-only numpy view (pyarrow's own
-    `to_numpy` loads pandas, which `irscore evaluate` does not need)."""
-    dtype = np.dtype(_NUMPY_TYPES[str(array.type)])
-    data = array.buffers()[1]
-    if data is None:
-        return np.zeros(0, dtype)
-    return np.frombuffer(data, dtype, count=len(array), offset=array.offset * dtype.itemsize)
-
-
-def numpy_view_offsets(strings: pa.Array) -> np.ndarray:
-    """The offsets of a string array (len + 1 of them, int32 or int64) as a numpy view."""
-    kind = np.int64 if pa.types.is_large_string(strings.type) else np.int32
-    buffer = strings.buffers()[1]
-    if buffer is None:
-        return np.zeros(1, kind)
-    return np.frombuffer(buffer, kind, len(strings) + 1, strings.offset * np.dtype(kind).itemsize)
-
-
-def one_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """An Arrow array as one contiguous array (a chunked one's chunks combined)."""
-    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-
-
-def _arrow(values: np.ndarray) -> pa.Array:
-    """A numpy array of numbers as an Arrow array, without a copy (and unlike
-    `pa.array`, without loading pandas, which `irscore evaluate` does not need)."""
-    values = np.ascontiguousarray(values)
-    buffers = [None, pa.py_buffer(values)]
-    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), buffers)
-
-
-def _position_in_topic(topic: pa.ChunkedArray) -> np.ndarray:
-    """Each row's 0-based position among its topic's rows, in file order."""
-    if len(topic) == 0:
-        return np.zeros(0, np.int64)
-    codes = numpy_view(topic.chunk(0).indices).astype(np.int64)
-    order = np.argsort(codes, kind="stable")
-    sorted_codes = codes[order]
-    starts = np.r_[0, np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1]
-    position = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
-    out = np.empty(len(codes), np.int64)
-    out[order] = position
-    return out
-
-
-def _tag_of(name: str) -> str:
-    """A run's tag when the file has none: its file name without the format's suffixes."""
-    stem = Path(name).name
-    for suffix in (".gz", ".bz2", ".xz", ".csv", ".tsv", ".txt", ".run", ".list"):
-        stem = stem.removesuffix(suffix)
-    return stem or "run"

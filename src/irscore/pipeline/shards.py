@@ -21,7 +21,7 @@ import numpy as np
 
 from irscore.engine.trec import atomic_output, write_json_atomically, write_lines_atomically
 from irscore.pipeline.analyzers import Analyzer
-from irscore.pipeline.data import read_docs, read_queries, sha256_file
+from irscore.pipeline.exports import read_docs, read_queries, sha256_file
 from irscore.pipeline.retrieve import (
     RetrieverSpec,
     build_index,

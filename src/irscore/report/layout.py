@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from irscore.engine.conventions import CHOICES, conventions_from_config
+from irscore.engine.conventions import CHOICES, single_change_conventions
 
 TABLE_FORMATS = ("md", "csv", "tex", "html")
 FIGURE_FORMATS = ("png", "svg")
@@ -42,22 +42,6 @@ class Artefact(NamedTuple):
 
 
 Layout = dict[str, Artefact]
-
-
-def single_change_conventions(
-    conventions: Mapping[str, Mapping[str, Any] | None], field: str
-) -> dict[Any, str]:
-    """{value of `field`: convention name} for the reference and each configured convention
-    that changes `field` and nothing else (the first in config order per value), listed in
-    the order of the field's choices (the reference value first)."""
-    found: dict[Any, str] = {}
-    for convention in conventions_from_config(conventions):
-        changes, value = convention.changes(), getattr(convention, field)
-        if field == "tie_break" and changes == {"ties": "expected"}:  # its alias
-            changes, value = {field: "expected"}, "expected"
-        if not changes or set(changes) == {field}:
-            found.setdefault(value, convention.name)
-    return {value: found[value] for value in CHOICES[field] if value in found}
 
 
 def interpolation_conventions(conventions: Mapping[str, Mapping[str, Any] | None]) -> dict:

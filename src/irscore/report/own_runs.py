@@ -18,16 +18,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from irscore.analysis import ties
 from irscore.analysis.audit import conclusion_flips
 from irscore.analysis.results import Results
 from irscore.engine import trec
 from irscore.engine.conventions import DEFAULT_GRID, Convention, conventions_from_config
-from irscore.engine.evaluate import concat_long, evaluate, prepare, rank, write_long_table
+from irscore.engine.evaluate import evaluate
+from irscore.engine.long_table import concat_long, write_long_table
 from irscore.engine.measures import spec_from_config
 from irscore.engine.measures.groups import changed, narrowed, plan, rename_table
 from irscore.engine.measures.peer_names import parse_peer_name
 from irscore.engine.naming import few
-from irscore.analysis import ties
+from irscore.engine.prepare import Prepared, prepare
+from irscore.engine.rank import rank
 from irscore.report import layout
 from irscore.report.pipeline import write_run_figures, write_run_tables
 from irscore.report.settings import DPI, HEADLINE, MEASURES
@@ -101,19 +104,22 @@ def audit_runs(
         peer = parse_peer_name(name) if name not in HEADLINE.values() else None
         if name not in HEADLINE.values():  # a peer's: labelled so (`nDCG@10` is a label)
             headline[f"{name} ({peer.peer})" if peer else name] = name
-    long_tables, checks = [], []
+    long_tables, checks, prepared = [], [], []
     for name, run in runs.items():
-        table = evaluate(qrels, run, grid, spec, name)
+        p = prepare(qrels, run)  # once: scored, checked and counted for the tie table
+        table = evaluate(qrels, run, grid, spec, name, prepared=p)
         parts = [table]
         for g in groups:
-            scored = evaluate(qrels, run, [changed(c, g.changes) for c in grid], g.spec, name)
+            grid_g = [changed(c, g.changes) for c in grid]
+            scored = evaluate(qrels, run, grid_g, g.spec, name, prepared=p)
             scored = rename_table(narrowed(scored, g.narrowed), g.renames)
             known = set(table["measure"].astype(str))
             parts.append(scored[~scored["measure"].astype(str).isin(known)])
         table = concat_long(parts) if groups else table
         write_long_table(str(folder / "eval" / f"{name}.tsv"), table)
         long_tables.append(table)
-        checks += input_checks(qrels, run, name)
+        checks += input_checks(p, name)
+        prepared.append(p)
     results = Results(long_tables, conventions)
     compared = len(names) > 1
     compare = {
@@ -127,7 +133,7 @@ def audit_runs(
     }
     outputs = layout.under(str(folder), layout.run_tables(conventions, compared))
     tie_frame, audited, comparisons = write_run_tables(
-        qrels, list(runs.values()), results, headline, compare if compared else None, outputs
+        prepared, results, headline, compare if compared else None, outputs
     )
     figures = layout.under(str(folder), layout.run_figures(conventions))
     write_run_figures(results, headline, figures, DPI)
@@ -150,9 +156,9 @@ def _names(paths: Sequence[str], runs: Sequence[pd.DataFrame]) -> list[str]:
     return [f"run{i + 1}" for i in range(len(paths))]
 
 
-def input_checks(qrels: pd.DataFrame, run: pd.DataFrame, name: str) -> list[str]:
-    """Problems the numbers depend on, stated instead of absorbed."""
-    p = prepare(qrels, run)
+def input_checks(p: Prepared, name: str) -> list[str]:
+    """Problems the numbers depend on (`p`: run `name` and the qrels, prepared), stated
+    instead of absorbed."""
     ranking, _, _, notes = rank(p, Convention(duplicates="first"))
     lines = []
     if notes.run_topics_without_qrels:

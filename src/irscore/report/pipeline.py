@@ -17,33 +17,38 @@ from typing import Any
 
 import pandas as pd
 
-from irscore.analysis import curves, published, ties
-from irscore.analysis.audit import COMPARISON_COLUMNS, HTML_SPLIT, write_comparisons
+from irscore.analysis import curves, ties
+from irscore.analysis.audit import COMPARISON_COLUMNS, write_comparisons
 from irscore.analysis.audit import write as write_audit
 from irscore.analysis.results import Results
 from irscore.engine import trec
-from irscore.report import pages, summary, tables
+from irscore.engine.prepare import Prepared, prepare
+from irscore.report import pages, published, summary, tables
 from irscore.report.layout import paths_under
 from irscore.report.styles import Style, run_styles
 
+# The HTML pages of the tie table and the convention audit each show two tables: the
+# means under each order, then the counts; the means per run, then what changes.
+TIES_SPLIT = pages.Split("changed ")
+AUDIT_SPLIT = pages.Split("topics changed", moved=("what changes",))
+
 
 def write_run_tables(
-    qrels: pd.DataFrame,
-    runs: Sequence[pd.DataFrame],
+    prepared: Sequence[Prepared],
     results: Results,
     labels: Mapping[str, str],
     compare: Mapping[str, Any] | None,
     outputs: Mapping[str, str],
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The tie-break table, the 11-point tables, the convention audit of the `labels`
-    measures and (`compare` settings given) the paired tests, of the runs (`runs` are
-    their rankings, in the order of `results`). Returns the tie table, the audit and the
-    comparisons (empty without `compare`)."""
-    tie_frame = ties.write_tie_table(qrels, runs, results, paths_under(outputs, "tiebreak_"))
-    curves.write_curve_tables(results, paths_under(outputs, "curves_"))
+    measures and (`compare` settings given) the paired tests, of the runs (`prepared`: each
+    with the qrels, as `prepare.prepare` gives them, in the order of `results`). Returns
+    the tie table, the audit and the comparisons (empty without `compare`)."""
+    tie_frame = write_tie_table(prepared, results, paths_under(outputs, "tiebreak_"))
+    write_curve_tables(results, paths_under(outputs, "curves_"))
     audited = write_audit(results, labels, paths_under(outputs, "audit_"))
     pages.write_markdown_page(
-        outputs["audit_html"], outputs["audit_md"], [outputs["audit_csv"]], (HTML_SPLIT,)
+        outputs["audit_html"], outputs["audit_md"], [outputs["audit_csv"]], (AUDIT_SPLIT,)
     )
     comparisons = pd.DataFrame(columns=COMPARISON_COLUMNS)
     if compare:
@@ -56,17 +61,39 @@ def write_run_tables(
     return tie_frame, audited, comparisons
 
 
+def write_tie_table(
+    prepared: Sequence[Prepared], results: Results, paths: Mapping[str, str]
+) -> pd.DataFrame:
+    """The tie-break table of the runs (rows in the order of `results`; `prepared` are their
+    inputs, each run with the qrels as `prepare.prepare` gives them)."""
+    frame = ties.tie_table(results, [ties.tie_counts(p) for p in prepared])
+    tables.write(frame, paths, caption=ties.CAPTION, splits=(TIES_SPLIT,))
+    return frame
+
+
+def write_curve_tables(results: Results, outputs: Mapping[str, str]) -> None:
+    """The averaged 11-point curves of every run under each interpolation rule that some
+    convention isolates, as tables (`outputs` keys RULE_md, RULE_csv, RULE_tex, RULE_html)."""
+    for rule, convention in results.interpolations.items():
+        caption = (
+            f"Mean interpolated precision at 11 recall levels, interpolation {rule} "
+            f"(convention {convention})"
+        )
+        paths = {kind: outputs[f"{rule}_{kind}"] for kind in tables.FORMATS}
+        tables.write(curves.curve_table(results, convention), paths, caption=caption)
+
+
 def write_run_figures(
     results: Results, labels: Mapping[str, str], outputs: Mapping[str, str], dpi: int
 ) -> None:
     """The figures of the runs: the 11-point curves of each interpolation rule and the
     convention plot of the `labels` measures. Both draw means only; each run in its own
     style (report.styles, from the runs in the order of `results`)."""
-    from irscore.report import plots  # here: only the figures need matplotlib
+    from irscore.report import convention_plots, plots  # here: only the figures need matplotlib
 
     styles = run_styles(results.runs)
     plots.write_curve_plots(results, styles, paths_under(outputs, "curves_"), dpi)
-    plots.write_conventions_plot(
+    convention_plots.write_conventions_plot(
         results, labels, outputs["conventions_png"], outputs["conventions_svg"], dpi=dpi
     )
 
@@ -103,9 +130,8 @@ def tables_job(
         paths_under(outputs, "reference_"),
         judged_topics=qrels_frame["topic"].nunique(),
     )
-    write_run_tables(
-        qrels_frame, [trec.read_run(path) for path in runs], results, headline, compare, outputs
-    )
+    prepared = [prepare(qrels_frame, trec.read_run(path)) for path in runs]
+    write_run_tables(prepared, results, headline, compare, outputs)
     appendix = [outputs["compare_md"]]
     if figures:
         published.write_published(
@@ -138,7 +164,7 @@ def tables_job(
     pages.write_markdown_page(
         outputs["summary_html"],
         outputs["summary_md"],
-        splits=(ties.HTML_SPLIT, HTML_SPLIT),
+        splits=(TIES_SPLIT, AUDIT_SPLIT),
     )
 
 
@@ -168,7 +194,7 @@ def topic_figures_job(
     each pair of runs (`plots.pairs`), from the long tables of the runs named (`evals`).
     `styles` gives each of these runs' (colour, marker), from report.styles over every
     configured run."""
-    from irscore.pipeline.data import documents_in
+    from irscore.pipeline.exports import documents_in
     from irscore.report import plots
 
     results = Results.read(evals, conventions)

@@ -21,7 +21,7 @@ from irscore.analysis.audit import paired_comparisons
 from irscore.analysis.results import Results
 from irscore.engine import trec
 from irscore.engine.conventions import REFERENCE
-from irscore.engine.evaluate import concat_long
+from irscore.engine.long_table import concat_long
 from irscore.report import pages
 from irscore.workbench import interleave
 
@@ -164,10 +164,11 @@ def interleaving_job(
     trec.write_lines_atomically(outputs["md"], [verdicts_markdown(verdicts, settings)])
     pages.write_markdown_page(outputs["html"], outputs["md"], [outputs["tsv"]])
     from irscore.report import plots  # here: only the figures need matplotlib
+    from irscore.report.workbench_plots import interleave_figure
 
     with plots.style():
         for run_a, run_b in pairs:
-            figure = interleave.figure(
+            figure = interleave_figure(
                 {m: outcomes[run_a, run_b, m] for m in settings["click_models"]}, run_a, run_b
             )
             plots.save(

@@ -21,8 +21,10 @@ import pandas as pd
 
 from irscore.engine import measures
 from irscore.engine.conventions import Convention, name_under
-from irscore.engine.evaluate import as_float32, evaluate_one, prepare, rank
+from irscore.engine.evaluate import evaluate_one
 from irscore.engine.measures.registry import EXPECTED_FAMILIES
+from irscore.engine.prepare import prepare
+from irscore.engine.rank import as_float32, rank
 from irscore.engine.trec import float_text
 
 UNJUDGED = "?"
@@ -426,61 +428,3 @@ def tsv(e: Explanation) -> str:
         columns=["measure", "label", "value", "formula"],
     ).to_csv(sep="\t", index=False, float_format=float_text, lineterminator="\n")
     return ranks + "\n" + finals
-
-
-# The running values drawn, with their colours (plots.COLOURS order).
-CURVES = ("P@i", "recall@i", "AP@i", "nDCG@i", "nDCG exp@i", "ERR@i")
-
-
-def figure(e: Explanation):
-    """How each measure accumulates down the ranking: its value at cut-off i, per rank i."""
-    from matplotlib.figure import Figure
-
-    from irscore.report.plots import COLOURS, MARKERS
-
-    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-    axes = fig.add_subplot()
-    x = e.ranks["rank"]
-    for i, column in enumerate(CURVES):
-        values = e.ranks[column]
-        if values.isna().all():
-            continue
-        axes.plot(
-            x,
-            values,
-            color=COLOURS[i],
-            marker=MARKERS[i % len(MARKERS)],
-            markersize=4,
-            label=column.replace("@i", ""),
-        )
-    relevant = x[e.ranks["relevant"] == "yes"]
-    axes.plot(
-        relevant,
-        [-0.04] * len(relevant),
-        "|",
-        color="#000000",
-        markersize=8,
-        label="relevant document",
-    )
-    axes.set_xlim(0.5, len(x) + 0.5)
-    axes.set_ylim(-0.08, 1.04)
-    axes.set_xlabel("rank i (the measure at cut-off i)")
-    axes.set_ylabel("value")
-    axes.set_title(f"topic {e.topic}: each measure down the ranking ({e.convention.name})")
-    axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-    return fig
-
-
-def save_figure(e: Explanation, path: str) -> None:
-    """Write the figure as PNG or SVG (by the file's suffix), whole or not at all."""
-    from irscore.engine import trec
-    from irscore.report import plots
-
-    kind = path.rsplit(".", 1)[-1].lower()
-    if kind not in ("png", "svg"):
-        raise ExplainError(f"--plot {path}: the file name must end in .png or .svg")
-    metadata = plots.PNG_METADATA if kind == "png" else plots.SVG_METADATA
-    with plots.style():
-        fig = figure(e)
-        with trec.atomic_output(path) as tmp:
-            fig.savefig(tmp, format=kind, dpi=150, metadata=metadata)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from irscore.engine.evaluate import NOT_JUDGED, map_grades
+from irscore.engine.rank import NOT_JUDGED, map_grades
 
 METHODS = ("team_draft", "balanced")
 # P(click | grade 0, 1, 2+) and P(stop after a click | grade 0, 1, 2+): Hofmann,
@@ -326,38 +326,3 @@ def summary(o: Outcome, name_a: str, name_b: str, alpha: float = 0.05) -> str:
 
 def _share(value: float) -> str:
     return "n/a" if np.isnan(value) else f"{value:.4f}"
-
-
-def figure(outcomes: Mapping[str, Outcome], name_a: str, name_b: str):
-    """B's share of the decided impressions as they accumulate, one line per outcome
-    (per click model), with the line of no preference."""
-    from matplotlib.figure import Figure
-
-    from irscore.report.plots import COLOURS, GREY
-
-    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-    axes = fig.add_subplot()
-    for i, (label, o) in enumerate(outcomes.items()):
-        x = np.arange(1, len(o.running_share) + 1)
-        axes.plot(x, o.running_share, color=COLOURS[i % len(COLOURS)], label=label)
-    axes.axhline(0.5, color=GREY, linestyle="--", linewidth=1.0, label="no preference")
-    axes.set_xscale("log")
-    axes.set_ylim(0, 1)
-    axes.set_xlabel("impressions")
-    axes.set_ylabel("share of decided impressions won by B")
-    axes.set_title(f"interleaving A = {name_a} with B = {name_b}")
-    axes.legend(loc="lower right", title="click model")
-    return fig
-
-
-def save_figure(o: Outcome, model: str, name_a: str, name_b: str, path: str) -> None:
-    """Write the settling figure as PNG or SVG (by the file's suffix), whole or not at all."""
-    from irscore.engine import trec
-    from irscore.report import plots
-
-    kind = path.rsplit(".", 1)[-1].lower()
-    metadata = plots.PNG_METADATA if kind == "png" else plots.SVG_METADATA
-    with plots.style():
-        fig = figure({model: o}, name_a, name_b)
-        with trec.atomic_output(path) as tmp:
-            fig.savefig(tmp, format=kind, dpi=150, metadata=metadata)

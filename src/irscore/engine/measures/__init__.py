@@ -2,16 +2,12 @@
 kind (`counts`, `precision`, `ap`, `dcg`, `interpolation`, the tie-aware `expected`
 forms), the parsing of measure requests (`requests`) and of ir_measures / ranx names
 (`peer_names`), and the groups of measures a call scores under one convention each
-(`groups`). The package is callable: `irscore.measures()` is the table of every
-name irscore accepts (`catalogue`).
+(`groups`), and the table of every name irscore accepts (`catalogue`, which
+`irscore.measures()` returns).
 
 The arithmetic follows trec_eval 9.0.x (m_*.c), including its order of
 operations, so that the reference convention agrees with it to the last bit.
 """
-
-import sys
-import types
-from typing import Any
 
 from irscore.engine.measures.dcg import discounted_gain, gains_of, ideal_dcg, ideal_terms
 from irscore.engine.measures.interpolation import RECALL_LEVELS
@@ -52,18 +48,3 @@ __all__ = [
     "parse_requests",
     "spec_from_config",
 ]
-
-
-class _Listing(types.ModuleType):
-    """`irscore.measures()`: the package, called, lists every measure name (a DataFrame
-    with the columns name, measure, parameters, provenance, convention)."""
-
-    def __call__(self) -> Any:
-        import pandas as pd
-
-        from irscore.engine.measures import catalogue
-
-        return pd.DataFrame(catalogue.rows(), columns=list(catalogue.COLUMNS))
-
-
-sys.modules[__name__].__class__ = _Listing

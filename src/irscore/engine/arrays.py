@@ -1,0 +1,42 @@
+"""Arrow arrays as numpy arrays and back, without copying: the readers' columns are
+Arrow's, the arithmetic numpy's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+_NUMPY_TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64}
+_NUMPY_TYPES |= {"uint64": np.uint64, "double": np.float64}
+
+
+def numpy_view(array: pa.Array) -> np.ndarray:
+    """A numeric Arrow array without nulls as a read-only numpy view (pyarrow's own
+    `to_numpy` loads pandas, which `irscore evaluate` does not need)."""
+    dtype = np.dtype(_NUMPY_TYPES[str(array.type)])
+    data = array.buffers()[1]
+    if data is None:
+        return np.zeros(0, dtype)
+    return np.frombuffer(data, dtype, count=len(array), offset=array.offset * dtype.itemsize)
+
+
+def numpy_view_offsets(strings: pa.Array) -> np.ndarray:
+    """The offsets of a string array (len + 1 of them, int32 or int64) as a numpy view."""
+    kind = np.int64 if pa.types.is_large_string(strings.type) else np.int32
+    buffer = strings.buffers()[1]
+    if buffer is None:
+        return np.zeros(1, kind)
+    return np.frombuffer(buffer, kind, len(strings) + 1, strings.offset * np.dtype(kind).itemsize)
+
+
+def one_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """An Arrow array as one contiguous array (a chunked one's chunks combined)."""
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+
+
+def as_arrow(values: np.ndarray) -> pa.Array:
+    """A numpy array of numbers as an Arrow array, without a copy (and unlike
+    `pa.array`, without loading pandas, which `irscore evaluate` does not need)."""
+    values = np.ascontiguousarray(values)
+    buffers = [None, pa.py_buffer(values)]
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), buffers)

@@ -1,0 +1,485 @@
+"""The fields of a block of lines as Arrow columns, checked: Arrow's multi-threaded
+parser where a block is plain, the careful line-by-line reader where it is not (it is
+the authority on what is valid and raises the exact error), and the canonical columns
+of qrels and runs that `irscore.engine.trec` hands out.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+
+from irscore.engine import arrow_compute as ac
+from irscore.engine import errors, formats, streams
+from irscore.engine.arrays import as_arrow, numpy_view, one_array
+from irscore.engine.errors import TrecFormatError
+from irscore.engine.formats import Layout
+
+_GRADE = re.compile(r"[+-]?[0-9]{1,15}")
+
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+LABEL = pa.dictionary(pa.int32(), pa.string())
+
+
+_CONTROL = re.compile(r"[\x00-\x1f]")  # no id holds one: trec_eval's C strings end at NUL
+
+
+def line_of(skipped: np.ndarray, row: int) -> int:
+    """The line number of record `row` (0-based) of a file whose lines `skipped` hold none."""
+    before = np.asarray(skipped, dtype=np.int64) - np.arange(1, len(skipped) + 1)
+    return row + 1 + int(np.searchsorted(before, row, side="right"))
+
+
+def plain_docnos(table: pa.Table) -> pa.Table:
+    """A run's docnos as plain strings: `prepare.prepare` sorts them per topic, and
+    hashing a million mostly distinct docnos into a dictionary would cost more."""
+    column = table["docno"]
+    if not pa.types.is_dictionary(column.type):
+        return table
+    plain = pa.chunked_array([ac.take(c.dictionary, c.indices) for c in column.chunks], pa.string())
+    return table.set_column(table.column_names.index("docno"), "docno", plain)
+
+
+def narrowed(table: pa.Table) -> pa.Table:
+    """A block's run columns in fewer bytes while the blocks wait to be combined: ranks
+    as int32 when they all fit, dictionary codes in the narrowest integer type that
+    numbers every chunk's dictionary (one type for the column: Arrow's chunks of one
+    column must share it, and a block's chunks have dictionaries of different sizes)."""
+    columns = {}
+    for name in table.column_names:
+        chunks = table[name].chunks
+        if chunks and pa.types.is_dictionary(chunks[0].type):
+            code = _code_type(max(len(c.dictionary) for c in chunks))
+            chunks = [
+                pa.DictionaryArray.from_arrays(
+                    as_arrow(numpy_view(c.indices).astype(code)), c.dictionary
+                )
+                for c in chunks
+            ]
+        elif chunks and name == "rank" and pa.types.is_floating(chunks[0].type):
+            narrowed = [_narrow_whole(numpy_view(c)) for c in chunks]
+            if all(v.dtype == np.int32 for v in narrowed):
+                chunks = [as_arrow(v) for v in narrowed]
+        columns[name] = pa.chunked_array(chunks) if chunks else table[name]
+    return pa.table(columns)
+
+
+def combine(tables: list[pa.Table]) -> pa.Table:
+    """One table of single chunks from the blocks' tables, emptying `tables`.
+
+    Dictionary columns are recoded into one dictionary (a hash pass over the
+    blocks' distinct labels, not their rows) with the narrowest integer codes
+    (a run's tag: one byte a line), strings and numbers concatenated,
+    column by column, each block's column freed once copied: the peak is the
+    blocks plus one column, not two copies of everything.
+    """
+    names = tables[0].column_names
+    pending = {name: [chunk for t in tables for chunk in t[name].chunks] for name in names}
+    tables.clear()
+    columns = {}
+    for name in names:
+        chunks = pending.pop(name)
+        if pa.types.is_string(chunks[0].type) or pa.types.is_large_string(chunks[0].type):
+            columns[name] = _concat_strings(chunks)
+            continue
+        if not pa.types.is_dictionary(chunks[0].type):
+            dtype = np.result_type(*(numpy_view(c).dtype for c in chunks))
+            values = np.empty(sum(len(c) for c in chunks), dtype=dtype)
+            row = 0
+            while chunks:
+                chunk = numpy_view(chunks.pop(0))
+                values[row : row + len(chunk)] = chunk
+                row += len(chunk)
+            columns[name] = as_arrow(values)
+            continue
+        union = ac.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks]))
+        recode = numpy_view(union.indices)
+        codes = np.empty(sum(len(c) for c in chunks), dtype=_code_type(len(union.dictionary)))
+        row = offset = 0
+        while chunks:
+            chunk = chunks.pop(0)
+            local = recode[offset : offset + len(chunk.dictionary)]
+            codes[row : row + len(chunk)] = local[numpy_view(chunk.indices)]
+            row, offset = row + len(chunk), offset + len(chunk.dictionary)
+        columns[name] = pa.DictionaryArray.from_arrays(as_arrow(codes), union.dictionary)
+    return pa.table(columns)
+
+
+def _code_type(labels: int) -> type:
+    """The narrowest signed integer type that numbers `labels` labels."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if labels <= np.iinfo(dtype).max + 1:
+            return dtype
+    return np.int64
+
+
+def _concat_strings(chunks: list[pa.Array]) -> pa.Array:
+    """One string array from the blocks' (64-bit offsets past 2 GiB of text)."""
+    size = sum(c.buffers()[2].size if c.buffers()[2] else 0 for c in chunks)
+    if size >= 2**31 - 1:
+        chunks = [ac.cast(c, pa.large_string()) for c in chunks]
+    out = pa.concat_arrays(chunks) if chunks else pa.array([], pa.string())
+    chunks.clear()
+    return out
+
+
+def field_name(layout: Layout, i: int) -> str:
+    """The Arrow column name of field i: its canonical name, or `_i` when it is ignored."""
+    return layout.columns[i] or f"_{i}"
+
+
+def fast_columns(
+    data: bytes, layout: Layout, run_docnos: bool = False
+) -> tuple[pa.Table, np.ndarray, int] | None:
+    """Arrow's parser on a block of lines whose fields are split by single delimiters;
+    comment lines cut out first. Returns the raw table, the 0-based indices of lines
+    without a record and the number of lines, or None when anything needs the careful
+    reader."""
+    if b"\x0b" in data or b"\x0c" in data:
+        return None
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    delimiter = layout.delimiter
+    if delimiter is None:
+        delimiter = " "
+        if b"\t" in data:
+            if b" " in data:
+                return None
+            delimiter = "\t"
+    elif b" " in data or b'"' in data:
+        return None  # CSV/TSV fields are trimmed of spaces and unquoted by the careful reader
+    original = data
+    data, comments = _cut_comments(data)
+    names = [field_name(layout, i) for i in range(len(layout.columns))]
+    types = {name: LABEL for name in names}
+    types.update({c: pa.float64() for c in ("rank", "score") if c in names})
+    types.update({name: pa.string() for name in names if name[0] == "_"})  # only checked
+    if run_docnos:  # plain strings: no hash per row
+        types["docno"] = pa.string()
+    try:
+        table = pa_csv.read_csv(
+            pa.BufferReader(data),  # zero-copy: a file object would copy every byte
+            read_options=pa_csv.ReadOptions(column_names=names, block_size=streams.PIECE),
+            parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False),
+            convert_options=pa_csv.ConvertOptions(
+                column_types=types,
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if not _plausible(table):
+        return None
+    lines = original.count(b"\n") + (not original.endswith(b"\n"))
+    if table.num_rows + len(comments) == lines:
+        return table, np.array(comments, dtype=np.int64), lines
+    # Some lines were blank: find them (in the block as it was, comments and all).
+    blanks = _blank_lines(original)
+    return table, np.array(sorted(comments + blanks), dtype=np.int64), lines
+
+
+def _cut_comments(data: bytes) -> tuple[bytes, list[int]]:
+    """The block without its comment lines (first byte `#`), and their 0-based line
+    indices. A scan for the rare `#` byte: nothing to do in most files."""
+    found, starts = data.find(b"#"), []
+    while found >= 0:
+        if found == 0 or data[found - 1] == 10:  # a `#` that starts a line
+            starts.append(found)
+        found = data.find(b"#", found + 1)
+    if not starts:
+        return data, []
+    indices, pieces, line, counted, kept = [], [], 0, 0, 0
+    for start in starts:
+        line += data.count(b"\n", counted, start)
+        counted = start
+        indices.append(line)
+        end = data.find(b"\n", start)
+        pieces.append(data[kept:start])
+        kept = len(data) if end < 0 else end + 1
+    pieces.append(data[kept:])
+    return b"".join(pieces), indices
+
+
+def _blank_lines(data: bytes) -> list[int]:
+    """The 0-based indices of a block's blank lines (`\\n` or `\\r\\n` alone): Arrow skips them."""
+    starts = [0] if data[:1] == b"\n" or data.startswith(b"\r\n") else []
+    for pattern in (b"\n\n", b"\n\r\n"):
+        found = data.find(pattern)
+        while found >= 0:
+            starts.append(found + 1)
+            found = data.find(pattern, found + 1)
+    starts.sort()
+    indices, line, counted = [], 0, 0
+    for start in starts:
+        line += data.count(b"\n", counted, start)
+        counted = start
+        indices.append(line)
+    return indices
+
+
+def _plausible(table: pa.Table) -> bool:
+    """True when no field is empty and every number is finite (rank: whole) and every
+    grade an integer of at most 15 digits: the careful reader would accept every line."""
+    for name in table.column_names:
+        for chunk in table[name].chunks:
+            if pa.types.is_string(chunk.type):
+                if len(chunk) and ac.min_value(ac.binary_length(chunk)).as_py() == 0:
+                    return False
+                if name[0] != "_" and _has_control(chunk):
+                    return False
+                continue
+            if pa.types.is_dictionary(chunk.type):
+                labels = chunk.dictionary
+                if ac.min_value(ac.binary_length(labels)).as_py() == 0:  # an empty field
+                    return False
+                if name[0] != "_" and _has_control(labels):
+                    return False
+                if name == "grade" and not all(_GRADE.fullmatch(g) for g in labels.to_pylist()):
+                    return False
+                continue
+            if chunk.null_count or not np.isfinite(values := numpy_view(chunk)).all():
+                return False
+            if name == "rank" and not _whole(values):
+                return False
+    return True
+
+
+def _has_control(strings: pa.Array) -> bool:
+    """True when a string holds a control character (below U+0020): the smallest byte
+    of all the strings' bytes (which hold no line ends), one vectorised pass."""
+    data = strings.buffers()[2]
+    return data is not None and data.size > 0 and int(np.frombuffer(data, np.uint8).min()) < 32
+
+
+def _whole(values: np.ndarray) -> bool:
+    """True when every value is a whole number that int64 holds exactly."""
+    return bool(((np.floor(values) == values) & (np.abs(values) < 2.0**53)).all())
+
+
+def slow_columns(
+    text: str, first_line: int, layout: Layout, name: str, unread_rank: list | None = None
+) -> tuple[pa.Table, np.ndarray]:
+    """Split and check every line; raise at the first bad one. A rank that is not a whole
+    number is read as 0 and its line kept in `unread_rank` (when given, and the lines
+    have scores): nothing else reads the rank but tie-break `rank`, which refuses it
+    (`Records.check_ranks`)."""
+    width = len(layout.columns)
+    columns: list[list] = [[] for _ in range(width)]
+    checks = [_CHECKS.get(c) for c in layout.columns]
+    if "score" not in layout.columns:  # the ranks are the order: each must be read
+        unread_rank = None
+    skipped = []
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for index, raw in enumerate(lines):
+        line = raw.rstrip("\r")
+        fields = formats.split(line, layout.delimiter)
+        if not "".join(fields).strip(" \t\r\f\v") or fields[0].lstrip(" \t\f\v").startswith("#"):
+            skipped.append(first_line + index)
+            continue
+        if len(fields) > width and layout.extra_fields:
+            fields = fields[:width]
+        if len(fields) != width:
+            raise TrecFormatError(
+                name, first_line + index, f"expected {width} columns, found {len(fields)}", line
+            )
+        for i, (column, check, value) in enumerate(zip(columns, checks, fields, strict=True)):
+            problem = check(value) if check else (None if value else "a field is empty")
+            if problem and check is _check_rank and unread_rank is not None:
+                if not unread_rank:
+                    unread_rank.append((first_line + index, line))
+                value, problem = "0", None
+            if not problem and layout.columns[i] and (control := _CONTROL.search(value)):
+                problem = (
+                    f"{layout.columns[i]} {errors.shown(value)!r} holds the control character "
+                    f"U+{ord(control.group()):04X}"
+                )
+            if problem:
+                raise TrecFormatError(name, first_line + index, problem, line)
+            column.append(value)
+    table = pa.table(
+        {
+            field_name(layout, i): (
+                pa.array([float(v) for v in values], pa.float64())
+                if layout.columns[i] in ("rank", "score")
+                else ac.dictionary_encode(pa.array(values, pa.string()))
+            )
+            for i, values in enumerate(columns)
+        }
+    )
+    return table, np.array(skipped, dtype=np.int64)
+
+
+def _check_grade(value: str) -> str | None:
+    if not _GRADE.fullmatch(value):
+        return f"grade {errors.shown(value)!r} is not an integer of at most 15 digits"
+    return None
+
+
+def _is_whole(value: float) -> bool:
+    return math.isfinite(value) and value.is_integer() and abs(value) < 2.0**53
+
+
+def _check_rank(value: str) -> str | None:
+    if not _DECIMAL.fullmatch(value) or not _is_whole(float(value)):
+        return f"rank {errors.shown(value)!r} is not a whole number"
+    return None
+
+
+def _check_score(value: str) -> str | None:
+    if not _DECIMAL.fullmatch(value):
+        return f"score {errors.shown(value)!r} is not a finite decimal number"
+    if not math.isfinite(float(value)):
+        return f"score {errors.shown(value)!r} is not a finite number"
+    return None
+
+
+_CHECKS = {"grade": _check_grade, "rank": _check_rank, "score": _check_score}
+
+
+def utf8_error(
+    name: str, line_no: int, raw: bytes, err: UnicodeDecodeError, offset: int
+) -> TrecFormatError:
+    """Bytes that are not UTF-8: the line, the bad byte and its offset in the file,
+    and the start of the line with the bad bytes escaped (never a dump)."""
+    bad = raw[err.start : err.start + 1].hex()
+    problem = (
+        f"not valid UTF-8: byte 0x{bad} at byte offset {offset + err.start} "
+        f"(column {err.start + 1})"
+    )
+    shown = raw[:80].decode("utf-8", "backslashreplace") + ("..." if len(raw) > 80 else "")
+    return TrecFormatError(name, line_no, problem, shown)
+
+
+def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
+    """The int32 codes and the labels of a single-chunk dictionary column."""
+    array = column.chunk(0)
+    return numpy_view(array.indices), array.dictionary.to_pylist()
+
+
+def check_unique_judgments(
+    raw: pa.Table, layout: Layout, skipped: np.ndarray, name: str
+) -> pa.Array | None:
+    """A TREC qrels's second column, dictionary-encoded, when it takes more than one value:
+    the subtopic of each judgment to the diversity measures, as ndeval reads a subtopic
+    qrels (`topic subtopic docno grade`); None when it is one value (TREC's iteration).
+    A docno judged twice for one topic (in one subtopic, when there are several) is an
+    error naming the second judgment's line."""
+    subtopic = None
+    if layout.name == "trec" and raw.num_rows:
+        second = ac.dictionary_encode(one_array(raw[field_name(layout, 1)]))
+        subtopic = second if len(second.dictionary) > 1 else None
+    if raw.num_rows < 2:
+        return subtopic
+    topic = numpy_view(raw["topic"].chunk(0).indices).astype(np.int64)
+    doc = numpy_view(raw["docno"].chunk(0).indices).astype(np.int64)
+    key = topic * max(len(raw["docno"].chunk(0).dictionary), 1) + doc
+    if subtopic is not None:
+        codes = numpy_view(subtopic.indices).astype(np.int64)
+        key = key * len(subtopic.dictionary) + codes
+    repeat = _first_repeat(key)
+    if repeat is None:
+        return subtopic
+    row, first = repeat
+    fields = [str(raw[field_name(layout, i)][row]) for i in range(len(layout.columns))]
+    line = (layout.delimiter or " ").join(fields)
+    topic_name, docno = fields[layout.columns.index("topic")], fields[layout.columns.index("docno")]
+    within = f" subtopic {fields[1]}" if subtopic is not None else ""
+    raise TrecFormatError(
+        name,
+        line_of(skipped, row),
+        f"document {docno} is judged twice for topic {topic_name}{within} "
+        f"(first on line {line_of(skipped, first)})",
+        line,
+    )
+
+
+def _first_repeat(key: np.ndarray) -> tuple[int, int] | None:
+    """(the first row whose key an earlier row has, that earlier row), or None."""
+    order = np.argsort(key, kind="stable")
+    repeat = key[order][1:] == key[order][:-1]
+    if not repeat.any():
+        return None
+    row = int(order[1:][repeat].min())
+    return row, int(order[np.flatnonzero(key[order] == key[row])[0]])
+
+
+def canonical(raw: pa.Table, layout: Layout, role: str, name: str) -> pa.Table:
+    """The role's columns from the raw fields: grades as int64; a run's missing rank,
+    score or tag made up (rank: file order within the topic; score: -rank; tag: file name)."""
+    n = raw.num_rows
+    if role == "qrels":
+        codes, labels = _labels(raw["grade"]) if n else (np.zeros(0, np.int32), [])
+        grade = np.array([int(g) for g in labels], dtype=np.int64)[codes] if n else codes
+        return pa.table(
+            {
+                "topic": raw["topic"],
+                "docno": raw["docno"],
+                "grade": as_arrow(grade.astype(np.int64)),
+            }
+        )
+    names = set(raw.column_names)
+    if "rank" in names:  # whole numbers, checked, narrowed block by block (`narrowed`)
+        rank = numpy_view(raw["rank"].chunk(0))
+    else:
+        rank = _position_in_topic(raw["topic"]) + 1
+    score = numpy_view(raw["score"].chunk(0)) if "score" in names else -rank.astype(np.float64)
+    if "tag" in names:
+        tag = raw["tag"]
+    else:
+        label = _tag_of(name).encode()
+        dictionary = pa.Array.from_buffers(
+            pa.string(),
+            1,
+            [None, pa.py_buffer(np.array([0, len(label)], np.int32)), pa.py_buffer(label)],
+        )
+        tag = pa.DictionaryArray.from_arrays(as_arrow(np.zeros(n, np.int8)), dictionary)
+    return pa.table(
+        {
+            "topic": raw["topic"],
+            "docno": raw["docno"],
+            "rank": as_arrow(rank),
+            "score": as_arrow(np.asarray(score, np.float64)),
+            "tag": tag,
+        }
+    )
+
+
+def _narrow_whole(values: np.ndarray) -> np.ndarray:
+    """Whole numbers as int32 when they all fit (half the memory of the float64 read),
+    else as they are."""
+    if values.dtype.kind == "f" and (
+        len(values) == 0 or (values.min() >= -(2**31) and values.max() < 2**31)
+    ):
+        return values.astype(np.int32)
+    return values
+
+
+def _position_in_topic(topic: pa.ChunkedArray) -> np.ndarray:
+    """Each row's 0-based position among its topic's rows, in file order."""
+    if len(topic) == 0:
+        return np.zeros(0, np.int64)
+    codes = numpy_view(topic.chunk(0).indices).astype(np.int64)
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    starts = np.r_[0, np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1]
+    position = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
+    out = np.empty(len(codes), np.int64)
+    out[order] = position
+    return out
+
+
+def _tag_of(name: str) -> str:
+    """A run's tag when the file has none: its file name without the format's suffixes."""
+    stem = Path(name).name
+    for suffix in (".gz", ".bz2", ".xz", ".csv", ".tsv", ".txt", ".run", ".list"):
+        stem = stem.removesuffix(suffix)
+    return stem or "run"

@@ -1,0 +1,290 @@
+"""A run and its qrels as integer codes (`Prepared`), made once and shared by every
+convention a command scores them under.
+
+Topics are coded in byte order (as trec_eval's strcmp sorts them), each run
+row's docno by its rank among its topic's docnos, and each row's grade looked
+up by one join of (topic, docno) (`irscore.engine.joins`). Large runs are
+prepared in chunks of consecutive topics, so what is built per row lives for
+one chunk at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property, partial
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+
+from irscore.engine import arrays, joins, trec
+from irscore.engine import arrow_compute as ac
+from irscore.engine.subtopics import Subtopics, collapsed, has_subtopics
+
+if TYPE_CHECKING:  # pandas loads where a DataFrame is read: `irscore evaluate` needs none
+    import pandas as pd
+
+
+class Labels:
+    """Labels kept as one Arrow string array, so millions of docnos cost no Python
+    object each: an int index gives a str, an integer array an object array of str."""
+
+    def __init__(self, array: pa.Array | pa.ChunkedArray):
+        self.array = array
+
+    def __getitem__(self, index):
+        if isinstance(index, int | np.integer):
+            return self.array[int(index)].as_py()
+        return ac.take(self.array, pa.array(np.asarray(index))).to_numpy(zero_copy_only=False)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A run and its qrels as integer codes, shared by every convention.
+
+    `run_doc` is a row's docno as its rank among the distinct docnos of its
+    topic (run and qrels together; of all topics for a DataFrame run) in byte
+    order, as trec_eval's strcmp orders them; `doc_width` bounds it. Equal
+    (topic, docno) rows share a code.
+    """
+
+    topics: np.ndarray
+    run_docno: Labels
+    doc_width: int
+    qrels_topic: np.ndarray
+    qrels_grade: np.ndarray
+    run_topic: np.ndarray
+    run_doc: np.ndarray
+    run_score: np.ndarray
+    run_rank: np.ndarray
+    run_grade: np.ndarray
+    has_duplicates: bool = False
+    source: str = "run"
+    run_skipped: np.ndarray | None = None  # the run's lines without a record (trec.line_of)
+    run_rows: np.ndarray | None = None  # each row's row in the run, when only some are here
+    subtopics: Subtopics | None = None  # the qrels' judgments per subtopic (diversity)
+    orders: dict = field(default_factory=dict, repr=False, compare=False)
+    rankings: dict = field(default_factory=dict, repr=False, compare=False)
+    grades: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def has_qrels(self) -> np.ndarray:
+        """Per topic code: True when the qrels judge the topic."""
+        return _topic_flags(self.topics, self.qrels_topic)
+
+    @cached_property
+    def has_run(self) -> np.ndarray:
+        """Per topic code: True when the run retrieves for the topic."""
+        return _topic_flags(self.topics, self.run_topic)
+
+
+def _topic_flags(topics: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """True for each topic code that occurs in `codes`."""
+    flags = np.zeros(len(topics), dtype=bool)
+    flags[codes] = True
+    return flags
+
+
+Frame = "pd.DataFrame | trec.Records"
+
+
+def prepare(qrels: Frame, run: Frame) -> Prepared:
+    """Code topics (sorted as byte strings) and docnos (per topic), and look up each run
+    row's grade.
+
+    Takes DataFrames (as `trec.read_run` gives) or the readers' `trec.Records`.
+    The grades are joined by one sort of (topic, docno), as trec_eval sorts
+    each topic's documents (`irscore.engine.joins`).
+    """
+    return next(prepare_chunks(qrels, run, None))
+
+
+def prepare_chunks(qrels: Frame, run: Frame, rows: int | None) -> Iterator[Prepared]:
+    """`prepare` for consecutive ranges of topics of about `rows` run rows each (all at
+    once when None), one after the other."""
+    return (make() for make in chunk_makers(qrels, run, rows))
+
+
+def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[], Prepared]]:
+    """Functions that each `prepare` one range of consecutive topics of about `rows` run
+    rows (one range when None), so that chunks can be built one at a time or on two
+    threads (their work is numpy's and Arrow's, which let go of the GIL). Each chunk
+    keeps every topic's label and code but only its topics' qrels and run rows;
+    `run_rows` maps its rows back to the run's lines. A subtopic qrels is joined as each
+    document's highest grade; its subtopics go to the diversity measures whole."""
+    subtopics = Subtopics(qrels)
+    if has_subtopics(qrels):
+        qrels = collapsed(qrels.frame() if isinstance(qrels, trec.Records) else qrels)
+    (q_topic, r_topic), topics = _shared_codes(_labelled(qrels, "topic"), _labelled(run, "topic"))
+    labels = np.array(topics.to_pylist(), dtype=object)
+    q_docno, r_docno = _docnos(qrels, run)
+    q_grade = _numbers(qrels, "grade", np.int64)
+    r_score, r_rank = _numbers(run, "score", np.float64), _column(run, "rank")
+    source = run.source if isinstance(run, trec.Records) else str(run.attrs.get("source", "run"))
+    skipped = run.skipped if isinstance(run, trec.Records) else run.attrs.get("skipped")
+    if rows is None or len(r_topic) <= rows:
+        whole = (q_topic, q_docno, q_grade), (r_topic, r_docno, r_score, r_rank)
+        return [
+            lambda: _prepared(
+                labels, *whole, source=source, run_skipped=skipped, subtopics=subtopics
+            )
+        ]
+    # Consecutive topic codes, about `rows` run rows each; a chunk's rows in file order.
+    per_topic = np.cumsum(np.bincount(r_topic, minlength=len(labels)))
+    ends = np.searchsorted(per_topic, np.arange(rows, len(r_topic), rows), "right")
+    bounds = np.unique(np.r_[ends, len(labels)])
+    chunk_of = np.repeat(np.arange(len(bounds)), np.diff(np.r_[0, bounds]))
+    chunk_of = chunk_of.astype(np.min_scalar_type(len(bounds)))  # a byte a row, mostly
+    q_chunk, r_chunk = chunk_of[q_topic], chunk_of[r_topic]
+
+    def chunk(k: int) -> Prepared:
+        q, r = _rows_of(q_chunk, k), _rows_of(r_chunk, k)
+        return _prepared(
+            labels,
+            (q_topic[q], joins.taken(q_docno, q), q_grade[q]),
+            (r_topic[r], joins.taken(r_docno, r), r_score[r], r_rank[r]),
+            source=source,
+            run_skipped=skipped,
+            run_rows=np.arange(r.start, r.stop) if isinstance(r, slice) else r,
+            subtopics=subtopics,
+        )
+
+    return [partial(chunk, k) for k in range(len(bounds))]
+
+
+def _rows_of(chunk_of: np.ndarray, k: int) -> np.ndarray | slice:
+    """The rows of chunk `k`: a slice when they are consecutive (a run grouped by topic),
+    which takes no copy of the columns."""
+    rows = np.flatnonzero(chunk_of == k)
+    if len(rows) and rows[-1] - rows[0] + 1 == len(rows):
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return rows
+
+
+def _prepared(labels: np.ndarray, qrels: tuple, run: tuple, **where) -> Prepared:
+    """A Prepared of these qrels (topic codes, docnos, grades) and run rows (topic
+    codes, docnos, scores, ranks); `where` names their source."""
+    q_topic, q_docno, q_grade = qrels
+    r_topic, r_docno, r_score, r_rank = run
+    if pa.types.is_dictionary(r_docno.type):
+        q_doc, r_doc = arrays.numpy_view(q_docno.indices), arrays.numpy_view(r_docno.indices)
+        width = len(r_docno.dictionary)
+        joined = joins.join_codes(q_topic, q_doc, q_grade, r_topic, r_doc, width)
+    else:
+        joined = joins.join(q_topic, q_docno, q_grade, r_topic, r_docno)
+    return Prepared(
+        topics=labels,
+        run_docno=Labels(r_docno),
+        doc_width=joined.width,
+        qrels_topic=q_topic.astype(np.int64),
+        qrels_grade=q_grade,
+        run_topic=r_topic.astype(np.int64),
+        run_doc=joined.doc,
+        run_score=r_score,
+        run_rank=r_rank.astype(np.int64),
+        run_grade=joined.grade,
+        has_duplicates=joined.has_duplicates,
+        **where,
+    )
+
+
+def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
+    """A string column as integer codes into Arrow arrays of distinct labels: one pair per
+    chunk of the readers' Records."""
+    if isinstance(frame, trec.Records):
+        chunks = frame.table[column].chunks
+        return [(arrays.numpy_view(c.indices), c.dictionary) for c in chunks]
+    import pandas as pd
+
+    series = frame[column]
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        codes, labels = series.cat.codes.to_numpy(), series.cat.categories
+    else:
+        codes, labels = pd.factorize(series)
+    if pd.api.types.infer_dtype(labels, skipna=False) != "string":  # 1 and "1": one id
+        labels = np.array([str(label) for label in labels], dtype=object)
+    return [(codes, arrays.one_array(pa.array(labels, pa.string())))]  # not via numpy's U
+
+
+def _docnos(qrels: Frame, run: Frame) -> tuple[pa.Array, pa.Array]:
+    """The qrels' and the run's docnos row by row: plain Arrow strings when the run is the
+    readers' records (its docnos were never hashed), else dictionary arrays over one
+    shared dictionary in byte order (a DataFrame's docnos come coded already), which
+    `joins.join_codes` joins without sorting any string."""
+    if isinstance(run, trec.Records) or not _is_categorical(run["docno"]):
+        return _strings(qrels, "docno"), _strings(run, "docno")
+    codes, labels = _shared_codes(_labelled(qrels, "docno"), _labelled(run, "docno"))
+    q_doc, r_doc = (pa.DictionaryArray.from_arrays(arrays.as_arrow(c), labels) for c in codes)
+    return q_doc, r_doc
+
+
+def _is_categorical(series: pd.Series) -> bool:
+    """True for a categorical column (a DataFrame's docnos coded already)."""
+    import pandas as pd
+
+    return isinstance(series.dtype, pd.CategoricalDtype)
+
+
+def _strings(frame: Frame, column: str) -> pa.Array:
+    """A string column as one plain Arrow string array, row by row."""
+    if isinstance(frame, trec.Records):
+        values = frame.table[column]
+        chunks = [
+            ac.take(c.dictionary, c.indices) if pa.types.is_dictionary(c.type) else c
+            for c in values.chunks
+        ]
+        if not chunks:
+            return pa.array([], pa.string())
+        return chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)
+    series = frame[column]
+    if not _is_categorical(series) and str(series.dtype) in _ARROW_STRING_TYPES:
+        return ac.cast(arrays.one_array(pa.array(series)), pa.string())
+    (codes, labels), *_ = _labelled(frame, column)
+    return ac.take(labels, arrays.as_arrow(codes))
+
+
+_ARROW_STRING_TYPES = ("str", "string", "string[pyarrow]", "large_string[pyarrow]")
+
+
+def _column(frame: Frame, column: str) -> np.ndarray:
+    """A numeric column as a numpy array of its own type (a view of the records')."""
+    if isinstance(frame, trec.Records):
+        return arrays.numpy_view(frame.table[column].chunk(0))
+    return frame[column].to_numpy()
+
+
+def _numbers(frame: Frame, column: str, dtype: type) -> np.ndarray:
+    """A numeric column as a numpy array of `dtype`."""
+    if isinstance(frame, trec.Records):
+        return arrays.numpy_view(frame.table[column].chunk(0)).astype(dtype, copy=False)
+    return frame[column].to_numpy(dtype=dtype)
+
+
+def _shared_codes(
+    *columns: list[tuple[np.ndarray, pa.Array]],
+) -> tuple[list[np.ndarray], pa.Array]:
+    """The codes of several labelled columns (each in one or more parts, as `_labelled`
+    gives them) recoded into their sorted union of labels.
+
+    One hash pass over the parts' distinct labels (Arrow's dictionary encoding)
+    and one sort of the union, in byte order as trec_eval's strcmp: work per
+    distinct label, not per row.
+    """
+    parts = [part for column in columns for part in column]
+    labels = [ac.cast(part[1], pa.string()) for part in parts]
+    union = ac.dictionary_encode(pa.concat_arrays(labels))
+    sorted_indices = ac.sort_indices(union.dictionary)
+    order = arrays.numpy_view(sorted_indices)
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    label_codes = position[arrays.numpy_view(union.indices)]
+    code_type = np.int16 if len(order) <= 2**15 else np.int32
+    recoded, start = [], 0
+    for column in columns:
+        out, row = np.empty(sum(len(codes) for codes, _ in column), dtype=code_type), 0
+        for codes, label in column:
+            out[row : row + len(codes)] = label_codes[start : start + len(label)][codes]
+            row, start = row + len(codes), start + len(label)
+        recoded.append(out)
+    return recoded, ac.take(union.dictionary, sorted_indices)
