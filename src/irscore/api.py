@@ -134,8 +134,9 @@ def iter_evaluate(
     [TopicValue(topic='q1', measure='recip_rank', value=0.5), \
 TopicValue(topic='q2', measure='recip_rank', value=1.0)]
     """
-    from irscore.engine.evaluate import chunk_makers, topic_values
+    from irscore.engine.evaluate import topic_values
     from irscore.engine.measures.registry import has_topic_rows
+    from irscore.engine.prepare import chunk_makers
 
     groups = measure_groups(measures)
     if len(groups) != 1:
@@ -192,8 +193,8 @@ def _streamed(qrels, results, c: Convention, rows: int, scored) -> Iterator[Topi
     import pandas as pd
 
     from irscore.engine.errors import InputError
-    from irscore.engine.evaluate import prepare
     from irscore.engine.inputs import qrels_frame, run_frame
+    from irscore.engine.prepare import prepare
 
     judged = qrels_frame(qrels) if not isinstance(qrels, pd.DataFrame) else qrels
     judged_topics = judged["topic"].astype(str)

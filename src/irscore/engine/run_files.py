@@ -129,7 +129,7 @@ def _kind(value: Any) -> str:
 
 def _tag(name: str) -> str:
     """A run's tag from its file name, as a TREC run without tags gets one."""
-    from irscore.engine.trec import _tag_of
+    from irscore.engine.columns import _tag_of
 
     return _tag_of(name)
 
