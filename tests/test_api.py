@@ -54,8 +54,12 @@ GRID = [
 
 
 def test_docstring_examples_run():
+    from irscore.engine import arguments
+
     result = doctest.testmod(irscore.api, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 4 and result.failed == 0
+    result = doctest.testmod(arguments, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 2 and result.failed == 0
 
 
 def test_hand_worked_values_from_dicts():

@@ -18,6 +18,18 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from irscore.engine.arguments import (
+    changed_grid,
+    conventions,
+    is_named_runs,
+    measure_groups,
+    qrels_input,
+    renamed,
+    runs_input,
+    runs_named_by_tag,
+    source_of,
+    warn_not_computed,
+)
 from irscore.engine.conventions import DEFAULT_GRID, Convention, ConventionError
 
 if TYPE_CHECKING:
@@ -25,8 +37,6 @@ if TYPE_CHECKING:
 
     from irscore.analysis.systems_table import SystemsTable
     from irscore.engine.inputs import QrelsInput, RunInput
-    from irscore.engine.measures.groups import Group
-    from irscore.engine.trec import Records
     from irscore.report.own_runs import AuditResult
 
     ConventionInput = str | Convention | Mapping[str, Any]
@@ -71,30 +81,30 @@ def evaluate(
     from concurrent.futures import ThreadPoolExecutor
 
     with freed_memory_kept(), ThreadPoolExecutor(1) as pool:  # qrels read beside the runs
-        pending = pool.submit(_qrels, qrels, True)
+        pending = pool.submit(qrels_input, qrels, True)
         try:
-            named = _runs(runs, records=True)
+            named = runs_input(runs, records=True)
         finally:
             qrels_table = pending.result()  # a bad qrels is the error, as when read first
         families = set().union(*(g.spec.families for g in groups))
         qrels_table, said = for_request(qrels_table, families)
         tables = [
-            _renamed(evaluate_grid(qrels_table, r, _changed(grid, g), g.spec, name), g)
+            renamed(evaluate_grid(qrels_table, r, changed_grid(grid, g), g.spec, name), g)
             for name, r in named.items()
             for g in groups
         ]
     if said:
         warnings.warn(said, stacklevel=2)
-    qrels_name = _source(qrels_table, "qrels")
+    qrels_name = source_of(qrels_table, "qrels")
     for (name, run), scored in zip(named.items(), tables[:: len(groups)], strict=True):
-        for warning in overlap(_source(run, name), qrels_name, scored.attrs["notes"]):
+        for warning in overlap(source_of(run, name), qrels_name, scored.attrs["notes"]):
             warnings.warn(warning, stacklevel=2)
     missing: dict[str, set[str]] = {}
     for scored in tables:
         for name, families in scored.attrs["not_computed"].items():
             missing.setdefault(name, set()).update(families)
     for name, families in missing.items():
-        _warn_not_computed(sorted(families), f" {name}")
+        warn_not_computed(sorted(families), f" {name}")
     table = concat_long(tables)
     if not per_topic:
         table = table[table["topic"] == "all"].reset_index(drop=True)
@@ -146,7 +156,7 @@ TopicValue(topic='q2', measure='recip_rank', value=1.0)]
         )
     (group,) = groups
     spec, narrowed = group.spec, group.narrowed
-    grid = _changed(conventions(convention), group)
+    grid = changed_grid(conventions(convention), group)
     if len(grid) != 1:
         raise ConventionError("iter_evaluate takes one convention")
     c = grid[0]
@@ -167,10 +177,10 @@ TopicValue(topic='q2', measure='recip_rank', value=1.0)]
                 yield TopicValue(str(topic), shown, float(part.values[name][i]))
 
     if _is_stream(run):
-        yield from _streamed(_qrels(qrels), run, c, rows, scored)
+        yield from _streamed(qrels_input(qrels), run, c, rows, scored)
         return
-    qrels_table = _qrels(qrels, True)
-    named = _runs(run, records=True)
+    qrels_table = qrels_input(qrels, True)
+    named = runs_input(run, records=True)
     if len(named) != 1:
         raise ValueError("iter_evaluate takes one run (evaluate takes a mapping of runs)")
     (records,) = named.values()
@@ -243,7 +253,7 @@ def write_run(path: str | os.PathLike, run: RunInput) -> None:
     (q_id, doc_id, score, rank, tag), anything else as a TREC run; atomically."""
     from irscore.engine import run_files, trec
 
-    (frame,) = _runs(run).values()
+    (frame,) = runs_input(run).values()
     if Path(path).suffix.lower() in (".json", ".parquet", ".parq"):
         run_files.write(path, frame)
     else:
@@ -318,11 +328,11 @@ def compare(
     if baseline is not None or all_pairs:
         raise ValueError("baseline and all_pairs are for many runs: compare(qrels, runs, ...)")
     chosen = _tests(tests)
-    runs = _runs_named_by_tag(_runs({"A": run_a, "B": run_b}))
+    runs = runs_named_by_tag(runs_input({"A": run_a, "B": run_b}))
     result, scored = comparison.compare_runs(
-        _qrels(qrels), list(runs.items()), groups, grid[0], chosen, B, seed, alpha, correction
+        qrels_input(qrels), list(runs.items()), groups, grid[0], chosen, B, seed, alpha, correction
     )
-    _warn_not_computed(scored.not_computed)
+    warn_not_computed(scored.not_computed)
     result.attrs["checks"] = scored.checks
     result.attrs["correction"] = correction_scope(correction, result)
     return result
@@ -337,13 +347,13 @@ def _systems(
     from irscore.analysis import systems_table, tukey
     from irscore.analysis.comparison import score_groups
 
-    named_runs = _named_runs(runs)
-    if not named_runs and (isinstance(runs, Mapping | str) or not isinstance(runs, Sequence)):
+    named = is_named_runs(runs)
+    if not named and (isinstance(runs, Mapping | str) or not isinstance(runs, Sequence)):
         raise ValueError("compare(qrels, runs): runs is a mapping name -> run or a list of runs")
-    if named_runs:
-        named = _runs(runs)
+    if named:
+        named = runs_input(runs)
     else:  # named by their tags, as the command line names them
-        named = _runs_named_by_tag(_runs({f"run{i + 1}": run for i, run in enumerate(runs)}))
+        named = runs_named_by_tag(runs_input({f"run{i + 1}": run for i, run in enumerate(runs)}))
     if len(named) < 2:
         raise ValueError("compare needs at least two runs")
     if baseline is not None and all_pairs:
@@ -356,8 +366,8 @@ def _systems(
             f"the systems table takes one test (t, wilcoxon, randomization, "
             f"bootstrap or tukey), got {tests!r}"
         )
-    scored = score_groups(_qrels(qrels), list(named.items()), groups, convention)
-    _warn_not_computed(scored.not_computed)
+    scored = score_groups(qrels_input(qrels), list(named.items()), groups, convention)
+    warn_not_computed(scored.not_computed)
     table = systems_table.build(
         scored.table,
         list(named),
@@ -417,9 +427,9 @@ def audit(
     chosen = _tests(tests)
     grid = dict(DEFAULT_GRID if convention is None else convention)
     if not isinstance(runs, Mapping):
-        runs = _runs_named_by_tag(_runs({f"run{i + 1}": run for i, run in enumerate(runs)}))
-    named = _runs(runs)
-    qrels_table = _qrels(qrels)
+        runs = runs_named_by_tag(runs_input({f"run{i + 1}": run for i, run in enumerate(runs)}))
+    named = runs_input(runs)
+    qrels_table = qrels_input(qrels)
     extra = [measures] if isinstance(measures, str) else list(measures)
     if out is not None:
         return audit_runs(qrels_table, named, out, grid, B, seed, alpha, chosen, extra)
@@ -443,48 +453,6 @@ def _tests(tests: str | Sequence[str]) -> list[str]:
     return list(chosen)
 
 
-def conventions(convention: ConventionInput | Sequence[ConventionInput]) -> list[Convention]:
-    """Conventions from names (the spec's grid), `Convention`s or mappings of changed fields.
-
-    A mapping's `name` key names it (default: its description, such as `-J`);
-    names must differ, since they label the long table's rows.
-
-    >>> [c.name for c in conventions(["reference", {"unjudged": "removed"}])]
-    ['reference', '-J']
-    """
-    items = [convention] if isinstance(convention, str | Convention | Mapping) else convention
-    grid = [_one_convention(item) for item in items]
-    names = [c.name for c in grid]
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        raise ConventionError(f"conventions named twice: {', '.join(repeated)}")
-    if not grid:
-        raise ConventionError("no convention given")
-    return grid
-
-
-def _one_convention(item: ConventionInput) -> Convention:
-    """One convention from a name, a Convention or a mapping of changed fields."""
-    if isinstance(item, Convention):
-        return item
-    if isinstance(item, str):
-        if item not in DEFAULT_GRID:
-            import difflib
-
-            close = difflib.get_close_matches(item, DEFAULT_GRID, n=3, cutoff=0.5)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise ConventionError(
-                f"unknown convention {item!r}{hint} (known: {', '.join(DEFAULT_GRID)})"
-            )
-        return Convention.from_changes(item, DEFAULT_GRID[item])
-    if isinstance(item, Mapping):
-        changes = dict(item)
-        name = changes.pop("name", None)
-        probe = Convention.from_changes("convention", changes)
-        return Convention.from_changes(name or probe.description, changes)
-    raise ConventionError(f"a convention is a name, a Convention or a mapping, got {type(item)}")
-
-
 def measures() -> pd.DataFrame:
     """Every measure name irscore accepts, one row a name family: the columns name,
     measure, parameters, provenance (trec_eval 9/10, ir_measures, ranx, irscore) and
@@ -500,161 +468,3 @@ def measures() -> pd.DataFrame:
     from irscore.engine.measures import catalogue
 
     return pd.DataFrame(catalogue.rows(), columns=list(catalogue.COLUMNS))
-
-
-def measure_groups(measures: str | Sequence[str] | None) -> list[Group]:
-    """The measures as groups scored under one convention each (`irscore.measures.
-    groups.plan`): trec_eval names, then ir_measures and ranx names by the convention
-    their peer follows; the text measures (relstring) left out with a warning.
-
-    >>> [sorted(g.spec.families) for g in measure_groups(["P_5", "ndcg_cut.10", "RR@10"])]
-    [['P', 'ndcg_cut'], ['recip_rank_cut']]
-    """
-    from irscore.engine.measures.groups import plan
-    from irscore.engine.measures.registry import TEXT_FAMILIES
-
-    names = [measures] if isinstance(measures, str) else list(measures or ["official"])
-    groups = plan(names)
-    for g in groups:
-        if g.missing:
-            warnings.warn(f"not computed yet: {', '.join(g.missing)}", stacklevel=3)
-        text = sorted(g.spec.families & TEXT_FAMILIES)
-        if text:
-            warnings.warn(
-                f"{', '.join(text)} is text, which a long table cannot hold; not computed "
-                "(irscore evaluate -q prints it)",
-                stacklevel=3,
-            )
-            g.spec = g.spec.with_families(g.spec.families - set(text))
-    return groups
-
-
-def _changed(grid: Sequence[Convention], group: Group) -> list[Convention]:
-    """The conventions under a group's changes (each keeps its name)."""
-    from irscore.engine.measures.groups import changed
-
-    return [changed(c, group.changes) for c in grid]
-
-
-def _renamed(table: pd.DataFrame, group: Group) -> pd.DataFrame:
-    """A group's long table with its measures as they were named (trec_eval names
-    narrowed to those asked for, peer names as given)."""
-    from irscore.engine.measures.groups import rename_table
-
-    attrs = dict(table.attrs)
-    out = rename_table(_narrow(table, group.narrowed), group.renames)
-    out.attrs.update(attrs)
-    return out
-
-
-def _warn_not_computed(families: Sequence[str], convention: str = " this convention") -> None:
-    """Say which requested families the convention has no form for (absent, not zero)."""
-    if families:
-        warnings.warn(f"no form under{convention}: {', '.join(families)}", stacklevel=3)
-
-
-def _narrow(table: pd.DataFrame, narrowed: Mapping[str, set[str]]) -> pd.DataFrame:
-    """Drop the measures of narrowed families that were not asked for by name."""
-    from irscore.engine.measures.groups import narrowed as narrow
-
-    return narrow(table, narrowed)
-
-
-def _qrels(qrels: QrelsInput, records: bool = False) -> pd.DataFrame | Records:
-    """The qrels as the readers give them; a file as `trec.Records` when `records` (the
-    evaluation takes them as they are, without a pandas frame)."""
-    from irscore.engine import trec
-    from irscore.engine.inputs import IRDS_PREFIX, qrels_frame
-
-    if records and isinstance(qrels, str | os.PathLike) and not str(qrels).startswith(IRDS_PREFIX):
-        return _checked(trec.read_qrels_records(qrels), "qrels")
-    return _checked(qrels_frame(qrels), "qrels")
-
-
-def _runs(
-    runs: RunInput | Mapping[str, RunInput], records: bool = False
-) -> dict[str, pd.DataFrame | Records]:
-    """name -> run frame (a file's as `trec.Records` when `records`); one run is named by
-    its tag (a file's, or `run`)."""
-    if _named_runs(runs):
-        return {str(name): _run(run, str(name), records) for name, run in runs.items()}
-    run = _run(runs, "run", records)
-    tags = _tags(run)
-    return {tags[0] if tags else "run": run}
-
-
-def _run(run: RunInput, name: str, records: bool) -> pd.DataFrame | Records:
-    from irscore.engine import trec
-    from irscore.engine.inputs import run_frame
-
-    if records and isinstance(run, str | os.PathLike):
-        return _checked(trec.read_run_records(run), "run")
-    return _checked(run_frame(run, name), "run")
-
-
-def _checked(table: pd.DataFrame | Records, role: str) -> pd.DataFrame | Records:
-    """The input, refused when it holds no record (as the command line refuses it), with a
-    warning when a file's byte order mark was skipped."""
-    from irscore.engine import trec
-    from irscore.engine.input_checks import bom_note, require_records
-
-    if isinstance(table, trec.Records):
-        rows, skipped, bom = table.table.num_rows, table.skipped, table.bom
-    else:  # a frame; read from a file, it has the lines without a record
-        rows, skipped, bom = len(table), table.attrs.get("skipped"), table.attrs.get("bom")
-    require_records(_source(table), role, rows, None if skipped is None else len(skipped))
-    if bom:
-        warnings.warn(bom_note(_source(table)), stacklevel=4)
-    return table
-
-
-def _source(table: pd.DataFrame | Records, default: str = "run") -> str:
-    """How messages name an input: a file's name, else what the frame was made from."""
-    from irscore.engine import trec
-
-    if isinstance(table, trec.Records):
-        return table.source
-    return str(table.attrs.get("source", default))
-
-
-def _tags(run: pd.DataFrame | Records) -> list[str]:
-    """The tag of a run's first line, if it has one."""
-    import pandas as pd
-
-    if isinstance(run, pd.DataFrame):
-        return [str(run["tag"].iloc[0])] if len(run) else []
-    return [str(run.table["tag"][0].as_py())] if run.table.num_rows else []
-
-
-def _named_runs(runs: Any) -> bool:
-    """True for a mapping name -> run: every value a run or empty (an empty run, refused
-    by name later), at least one a run; a dict run's values are {docno: score}."""
-    if not isinstance(runs, Mapping):
-        return False
-    values = list(runs.values())
-    empty = [isinstance(v, Mapping) and not v for v in values]
-    return any(_is_run(v) for v in values) and all(
-        e or _is_run(v) for e, v in zip(empty, values, strict=True)
-    )
-
-
-def _is_run(value: Any) -> bool:
-    """True for a run (a path, a DataFrame, a non-empty dict of dicts), False for the
-    `{docno: score}` of one topic of a dict run."""
-    import pandas as pd
-
-    if isinstance(value, str | os.PathLike | pd.DataFrame):
-        return True
-    return (
-        isinstance(value, Mapping)
-        and bool(value)
-        and all(isinstance(v, Mapping) for v in value.values())
-    )
-
-
-def _runs_named_by_tag(runs: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """Runs renamed by their tags when the tags tell them apart (as the CLI names them)."""
-    tags = [(_tags(run) or [name])[0] for name, run in runs.items()]
-    if len(set(tags)) == len(tags):
-        return dict(zip(tags, runs.values(), strict=True))
-    return dict(runs)
