@@ -329,6 +329,12 @@ def paired_comparisons(
     frame["p_adjusted"] = frame.groupby(["convention", "test"], sort=False)["p"].transform(
         lambda p: corrections.adjust(p.to_numpy(), correction)
     )
+    return concluded(frame, alpha)
+
+
+def concluded(frame: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """The comparison table of rows with adjusted p-values: each pair significant or not at
+    `alpha`, and what that concludes (`b > a`, `a > b (n.s.)`, `a = b`, `n/a`)."""
     frame["significant"] = frame["p_adjusted"] < alpha
     frame["conclusion"] = [
         _conclusion(a, b, diff, significant)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from irscore.analysis.audit import COMPARISON_COLUMNS, _by_key, _conclusion
+from irscore.analysis.audit import COMPARISON_COLUMNS, _by_key, concluded
 from irscore.engine.conventions import Convention
 
 TEST = "tukey"
@@ -79,14 +79,7 @@ def comparisons(
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
     frame = pd.DataFrame(rows)
     frame["p_adjusted"] = frame["p"]  # the HSD adjusts for every pair of the measure
-    frame["significant"] = frame["p_adjusted"] < alpha
-    frame["conclusion"] = [
-        _conclusion(a, b, diff, significant)
-        for a, b, diff, significant in zip(
-            frame["run_a"], frame["run_b"], frame["diff"], frame["significant"], strict=True
-        )
-    ]
-    return frame[COMPARISON_COLUMNS]
+    return concluded(frame, alpha)
 
 
 def scope(systems: int, measures: int) -> str:
