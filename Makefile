@@ -30,7 +30,7 @@ report: results
 	@$(VENV)/bin/python -m irscore.pipeline.workflow_runner --report
 
 test: $(STAMP)  # on $(CORES) worker processes (pytest-xdist): the workflow tests wait on Snakemake
-	$(VENV)/bin/python -m pytest -n $(CORES) --dist worksteal
+	$(VENV)/bin/python -m pytest -n $(CORES)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
