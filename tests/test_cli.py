@@ -166,6 +166,28 @@ def test_compare_spells_the_tests_of_stats():
     assert compare.TESTS == stats.TESTS
 
 
+def test_a_subcommand_parsed_alone_is_the_one_of_the_whole_command_line():
+    """`main` builds only the named subcommand's parser: its help, defaults and run are
+    those of the full parser's."""
+    from irscore.cli import COMMANDS, build_parser
+
+    def parsed(only: str | None, argv: list[str]) -> tuple[str, dict]:
+        out = io.StringIO()
+        with redirect_stdout(out):
+            try:
+                return "", vars(build_parser(only).parse_args(argv))
+            except SystemExit:
+                return out.getvalue(), {}
+
+    for name in COMMANDS:
+        alone, whole = parsed(name, [name, "--help"]), parsed(None, [name, "--help"])
+        assert alone == whole and f"usage: irscore {name}" in alone[0]
+    argv = ["evaluate", "-q", "-m", "P.5", "q.txt", "r.run"]
+    alone, whole = parsed("evaluate", argv)[1], parsed(None, argv)[1]
+    assert alone.pop("parser").prog == whole.pop("parser").prog == "irscore evaluate"
+    assert alone == whole and alone["run"].__module__ == "irscore.cli.evaluate"
+
+
 def test_each_subcommand_has_help():
     from irscore.cli import COMMANDS
 
