@@ -8,88 +8,105 @@ that those wrappers call; the same C++ kernels run, so results are identical.
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import pyarrow as pa
-from pyarrow._compute import (
-    ArraySortOptions,
-    CastOptions,
-    MatchSubstringOptions,
-    ScalarAggregateOptions,
-    SortOptions,
-    TakeOptions,
-    call_function,
-)
+
+
+def _kernels() -> ModuleType:
+    """`pyarrow._compute`, imported at the first kernel call: its import registers every
+    Arrow kernel (~11 MiB of resident memory, ~9 ms), which a small evaluation, its
+    labels handled by `irscore.engine.string_arrays`, does without."""
+    import pyarrow._compute as kernels
+
+    return kernels
 
 
 def cast(values: pa.Array | pa.ChunkedArray, target: pa.DataType) -> pa.Array | pa.ChunkedArray:
     """`values` as `target`, refusing lossy conversions (pyarrow's safe cast)."""
-    return call_function("cast", [values], CastOptions.safe(target))
+    k = _kernels()
+    return k.call_function("cast", [values], k.CastOptions.safe(target))
 
 
 def take(values: pa.Array | pa.ChunkedArray, indices: pa.Array) -> pa.Array | pa.ChunkedArray:
     """The elements of `values` at `indices`, bounds-checked."""
-    return call_function("take", [values, indices], TakeOptions(boundscheck=True))
+    k = _kernels()
+    return k.call_function("take", [values, indices], k.TakeOptions(boundscheck=True))
 
 
 def dictionary_encode(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """`values` as dictionary codes over their distinct values in first-seen order."""
-    return call_function("dictionary_encode", [values])
+    k = _kernels()
+    return k.call_function("dictionary_encode", [values])
 
 
 def unique(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     """The distinct values in first-seen order."""
-    return call_function("unique", [values])
+    k = _kernels()
+    return k.call_function("unique", [values])
 
 
 def binary_length(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """The byte length of each string."""
-    return call_function("binary_length", [values])
+    k = _kernels()
+    return k.call_function("binary_length", [values])
 
 
 def min_value(values: pa.Array | pa.ChunkedArray) -> pa.Scalar:
     """The smallest value (nulls skipped)."""
-    return call_function("min", [values], ScalarAggregateOptions())
+    k = _kernels()
+    return k.call_function("min", [values], k.ScalarAggregateOptions())
 
 
 def sum_value(values: pa.Array | pa.ChunkedArray) -> pa.Scalar:
     """The sum (nulls skipped; null for no values)."""
-    return call_function("sum", [values], ScalarAggregateOptions())
+    k = _kernels()
+    return k.call_function("sum", [values], k.ScalarAggregateOptions())
 
 
 def any_true(values: pa.Array | pa.ChunkedArray) -> bool:
     """Whether any value is true."""
-    return bool(call_function("any", [values], ScalarAggregateOptions()).as_py())
+    k = _kernels()
+    return bool(k.call_function("any", [values], k.ScalarAggregateOptions()).as_py())
 
 
 def equal(values: pa.Array | pa.ChunkedArray, other: object) -> pa.Array | pa.ChunkedArray:
     """Element-wise `values == other`."""
-    return call_function("equal", [values, other])
+    k = _kernels()
+    return k.call_function("equal", [values, other])
 
 
 def not_equal(values: pa.Array, other: pa.Array) -> pa.Array:
     """Element-wise `values != other`."""
-    return call_function("not_equal", [values, other])
+    k = _kernels()
+    return k.call_function("not_equal", [values, other])
 
 
 def or_(left: pa.Array, right: pa.Array) -> pa.Array:
     """Element-wise logical or (null where either is null)."""
-    return call_function("or", [left, right])
+    k = _kernels()
+    return k.call_function("or", [left, right])
 
 
 def fill_null(values: pa.Array, fill: object) -> pa.Array:
     """`values` with nulls replaced by `fill`."""
-    return call_function("coalesce", [values, fill])
+    k = _kernels()
+    return k.call_function("coalesce", [values, fill])
 
 
 def matches(strings: pa.Array | pa.ChunkedArray, pattern: str) -> pa.Array | pa.ChunkedArray:
     """Whether each string contains a match of the RE2 regular expression `pattern`."""
-    return call_function("match_substring_regex", [strings], MatchSubstringOptions(pattern))
+    k = _kernels()
+    return k.call_function("match_substring_regex", [strings], k.MatchSubstringOptions(pattern))
 
 
 def sort_indices(values: pa.Array) -> pa.Array:
     """The indices that sort `values` ascending (stable)."""
-    return call_function("array_sort_indices", [values], ArraySortOptions())
+    k = _kernels()
+    return k.call_function("array_sort_indices", [values], k.ArraySortOptions())
 
 
 def sort_table_indices(table: pa.Table, sort_keys: list[tuple[str, str]]) -> pa.Array:
     """The row indices that sort `table` by `sort_keys` ((column, "ascending"|"descending"))."""
-    return call_function("sort_indices", [table], SortOptions(sort_keys))
+    k = _kernels()
+    return k.call_function("sort_indices", [table], k.SortOptions(sort_keys))

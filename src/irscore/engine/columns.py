@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from irscore.engine import arrow_compute as ac
-from irscore.engine import errors, formats, streams
+from irscore.engine import errors, formats, streams, string_arrays
 from irscore.engine.arrays import as_arrow, numpy_view, one_array
 from irscore.engine.errors import TrecFormatError
 from irscore.engine.formats import Layout
@@ -98,17 +98,29 @@ def combine(tables: list[pa.Table]) -> pa.Table:
                 row += len(chunk)
             columns[name] = as_arrow(values)
             continue
-        union = ac.dictionary_encode(pa.concat_arrays([c.dictionary for c in chunks]))
-        recode = numpy_view(union.indices)
-        codes = np.empty(sum(len(c) for c in chunks), dtype=_code_type(len(union.dictionary)))
+        recode, labels = _union([c.dictionary for c in chunks])
+        codes = np.empty(sum(len(c) for c in chunks), dtype=_code_type(len(labels)))
         row = offset = 0
         while chunks:
             chunk = chunks.pop(0)
             local = recode[offset : offset + len(chunk.dictionary)]
             codes[row : row + len(chunk)] = local[numpy_view(chunk.indices)]
             row, offset = row + len(chunk), offset + len(chunk.dictionary)
-        columns[name] = pa.DictionaryArray.from_arrays(as_arrow(codes), union.dictionary)
+        columns[name] = pa.DictionaryArray.from_arrays(as_arrow(codes), labels)
     return pa.table(columns)
+
+
+def _union(dictionaries: list[pa.Array]) -> tuple[np.ndarray, pa.Array]:
+    """The blocks' dictionaries, one after the other, coded into their union in the order
+    first seen: (each label's code, the union). One block's is its own union."""
+    if len(dictionaries) == 1:
+        return np.arange(len(dictionaries[0])), dictionaries[0]
+    labels = pa.concat_arrays(dictionaries)
+    coded = string_arrays.first_seen_distinct(labels)
+    if coded is not None:
+        return coded
+    union = ac.dictionary_encode(labels)
+    return numpy_view(union.indices), union.dictionary
 
 
 def _code_type(labels: int) -> type:
@@ -230,14 +242,14 @@ def _plausible(table: pa.Table) -> bool:
     for name in table.column_names:
         for chunk in table[name].chunks:
             if pa.types.is_string(chunk.type):
-                if len(chunk) and ac.min_value(ac.binary_length(chunk)).as_py() == 0:
+                if len(chunk) and string_arrays.lengths(chunk).min() == 0:
                     return False
                 if name[0] != "_" and _has_control(chunk):
                     return False
                 continue
             if pa.types.is_dictionary(chunk.type):
                 labels = chunk.dictionary
-                if ac.min_value(ac.binary_length(labels)).as_py() == 0:  # an empty field
+                if string_arrays.lengths(labels).min() == 0:  # an empty field
                     return False
                 if name[0] != "_" and _has_control(labels):
                     return False
@@ -375,8 +387,10 @@ def check_unique_judgments(
     error naming the second judgment's line."""
     subtopic = None
     if layout.name == "trec" and raw.num_rows:
-        second = ac.dictionary_encode(one_array(raw[field_name(layout, 1)]))
-        subtopic = second if len(second.dictionary) > 1 else None
+        second = one_array(raw[field_name(layout, 1)])  # coded by the careful reader
+        if pa.types.is_dictionary(second.type) or not string_arrays.one_value(second):
+            second = ac.dictionary_encode(second)
+            subtopic = second if len(second.dictionary) > 1 else None
     if raw.num_rows < 2:
         return subtopic
     topic = numpy_view(raw["topic"].chunk(0).indices).astype(np.int64)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from irscore.engine import arrays
+from irscore.engine import arrays, string_arrays
 from irscore.engine import arrow_compute as ac
 
 NOT_JUDGED = np.iinfo(np.int64).min
@@ -100,14 +100,10 @@ def join_codes(
 
 def _chunked(first: pa.Array, second: pa.Array) -> pa.ChunkedArray:
     """Two string arrays as one chunked array (64-bit offsets when the text passes 2 GiB)."""
-    if first.type != second.type or _text_bytes(first) + _text_bytes(second) >= 2**31 - 1:
+    text = string_arrays.text_bytes(first) + string_arrays.text_bytes(second)
+    if first.type != second.type or text >= 2**31 - 1:
         first, second = ac.cast(first, pa.large_string()), ac.cast(second, pa.large_string())
     return pa.chunked_array([first, second], first.type)
-
-
-def _text_bytes(array: pa.Array) -> int:
-    """The bytes of text a string array holds."""
-    return ac.sum_value(ac.binary_length(array)).as_py() or 0
 
 
 def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:

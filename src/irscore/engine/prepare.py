@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from irscore.engine import arrays, joins, trec
+from irscore.engine import arrays, joins, string_arrays, trec
 from irscore.engine import arrow_compute as ac
 from irscore.engine.subtopics import Subtopics, collapsed, has_subtopics
 
@@ -230,10 +230,7 @@ def _strings(frame: Frame, column: str) -> pa.Array:
     """A string column as one plain Arrow string array, row by row."""
     if isinstance(frame, trec.Records):
         values = frame.table[column]
-        chunks = [
-            ac.take(c.dictionary, c.indices) if pa.types.is_dictionary(c.type) else c
-            for c in values.chunks
-        ]
+        chunks = [_decoded(c) if pa.types.is_dictionary(c.type) else c for c in values.chunks]
         if not chunks:
             return pa.array([], pa.string())
         return chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)
@@ -242,6 +239,12 @@ def _strings(frame: Frame, column: str) -> pa.Array:
         return ac.cast(arrays.one_array(pa.array(series)), pa.string())
     (codes, labels), *_ = _labelled(frame, column)
     return ac.take(labels, arrays.as_arrow(codes))
+
+
+def _decoded(chunk: pa.DictionaryArray) -> pa.Array:
+    """A dictionary chunk as the plain strings it codes."""
+    plain = string_arrays.decoded(chunk.dictionary, arrays.numpy_view(chunk.indices))
+    return plain if plain is not None else ac.take(chunk.dictionary, chunk.indices)
 
 
 _ARROW_STRING_TYPES = ("str", "string", "string[pyarrow]", "large_string[pyarrow]")
@@ -272,14 +275,18 @@ def _shared_codes(
     distinct label, not per row.
     """
     parts = [part for column in columns for part in column]
-    labels = [ac.cast(part[1], pa.string()) for part in parts]
-    union = ac.dictionary_encode(pa.concat_arrays(labels))
-    sorted_indices = ac.sort_indices(union.dictionary)
-    order = arrays.numpy_view(sorted_indices)
-    position = np.empty(len(order), dtype=np.int64)
-    position[order] = np.arange(len(order))
-    label_codes = position[arrays.numpy_view(union.indices)]
-    code_type = np.int16 if len(order) <= 2**15 else np.int32
+    labels = pa.concat_arrays([_plain_strings(part[1]) for part in parts])
+    coded = string_arrays.sorted_distinct(labels)
+    if coded is None:
+        union = ac.dictionary_encode(labels)
+        sorted_indices = ac.sort_indices(union.dictionary)
+        order = arrays.numpy_view(sorted_indices)
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        in_order = ac.take(union.dictionary, sorted_indices)
+        coded = position[arrays.numpy_view(union.indices)], in_order
+    label_codes, distinct = coded
+    code_type = np.int16 if len(distinct) <= 2**15 else np.int32
     recoded, start = [], 0
     for column in columns:
         out, row = np.empty(sum(len(codes) for codes, _ in column), dtype=code_type), 0
@@ -287,4 +294,9 @@ def _shared_codes(
             out[row : row + len(codes)] = label_codes[start : start + len(label)][codes]
             row, start = row + len(codes), start + len(label)
         recoded.append(out)
-    return recoded, ac.take(union.dictionary, sorted_indices)
+    return recoded, distinct
+
+
+def _plain_strings(labels: pa.Array) -> pa.Array:
+    """Labels as a plain (32-bit offset) string array."""
+    return labels if labels.type == pa.string() else ac.cast(labels, pa.string())
