@@ -50,9 +50,14 @@ def test_workers_print_the_runs_one_process_prints_in_order(runs):
 def test_scored_keeps_the_order_and_uses_other_processes(runs):
     _, paths = runs
 
-    results = list(workers.scored(lambda path: (path, os.getpid()), paths))
-    assert [path for path, _ in results] == paths
-    assert {pid for _, pid in results} - {os.getpid()}  # scored in forked workers
+    def score(path: str, in_worker: bool) -> tuple:
+        return path, os.getpid(), in_worker
+
+    results = list(workers.scored(score, paths))
+    assert [path for path, _, _ in results] == paths
+    assert {pid for _, pid, _ in results} - {os.getpid()}  # scored in forked workers
+    assert all(in_worker for _, _, in_worker in results)  # told so: they format the text
+    assert list(workers.scored(score, paths[:1])) == [(paths[0], os.getpid(), False)]
 
 
 def test_a_bad_run_in_a_worker_names_its_file_and_line(runs, tmp_path):

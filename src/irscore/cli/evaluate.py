@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from irscore.cli.common import (
@@ -100,21 +100,45 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     else:
         qrels = _other_judgments(args, convention)
 
-    def score(path: str) -> tuple:
-        """One run read and scored: (its description under --verbose, runid, the values
-        of each group of measures, under its convention and named as asked)."""
+    def score(path: str, in_worker: bool) -> tuple:
+        """One run read and scored: (its description under --verbose, its runid, and per
+        group of measures the values, under its convention and named as asked, with
+        their trec_eval text). A worker formats the text and returns it instead of the
+        values (both cores format; the parent only writes); in this process the text
+        is formatted as it is written."""
         run = read_run(args, path)
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
         described = run.describe() if args.verbose else None
         scored = []
         for g in groups:
-            values, topics, means, *rest = _scored(
-                args.R, qrels, run, changed(convention, g.changes), g.spec, text
+            c = changed(convention, g.changes)
+            values, topics, means, without_run, not_done, notes = _scored(
+                args.R, qrels, run, c, g.spec, text
             )
-            scored.append((rename(values, g.renames), topics, rename(means, g.renames), *rest))
+            values, means = rename(values, g.renames), rename(means, g.renames)
+            if zscores is not None:
+                values, means = _as_zscores(zscores, values, topics, means, without_run, c)
+            lines = None
+            if text:
+                in_run = set(topics)
+                if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
+                    in_run -= set(without_run)
+                lines = trec_eval_text.lines(
+                    values,
+                    topics,
+                    means,
+                    runid if "runid" in g.spec.families else None,
+                    per_topic=args.q,
+                    summary=not args.n,
+                    printed_topics=in_run,
+                    zscores=zscores is not None,
+                )
+                if in_worker:
+                    lines, values, means = [b"".join(lines)], {}, {}
+            scored.append((lines, values, topics, means, not_done, notes))
         return described, runid, scored
 
-    out: list[Iterator[bytes]] = []
+    out: list[Iterable[bytes]] = []
     results = []
     not_computed: list[str] = []
     for path, (described, runid, scored) in zip(
@@ -122,35 +146,17 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     ):
         if described:
             print(f"irscore: {described}", file=sys.stderr)
-        for g, (values, topics, means, without_run, not_done, notes) in zip(
-            groups, scored, strict=True
-        ):
-            c = changed(convention, g.changes)
-            if zscores is not None:
-                values, means = _as_zscores(zscores, values, topics, means, without_run, c)
+        for g, (lines, values, topics, means, not_done, notes) in zip(groups, scored, strict=True):
             not_computed += not_done
             if notes is not None and g is groups[0]:  # qrels: the checks irscore.evaluate makes
                 for warning in overlap(display_name(path), qrels.source, notes):
                     print(f"irscore: warning: {warning}", file=sys.stderr)
             elif notes is None and len(topics) == 0:
                 raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
-            results.append((runid, values, topics, means))
-            if args.format == "trec":
-                in_run = set(topics)
-                if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
-                    in_run -= set(without_run)
-                out.append(
-                    trec_eval_text.lines(
-                        values,
-                        topics,
-                        means,
-                        runid if "runid" in g.spec.families else None,
-                        per_topic=args.q,
-                        summary=not args.n,
-                        printed_topics=in_run,
-                        zscores=zscores is not None,
-                    )
-                )
+            if lines is None:
+                results.append((runid, values, topics, means))
+            else:
+                out.append(lines)
     missing = groups[0].missing
     if missing and args.format == "trec":
         print(f"irscore: note: not computed yet: {', '.join(missing)}", file=sys.stderr)

@@ -20,15 +20,17 @@ from irscore.cli.common import UsageError, user_errors
 
 WORKERS = 2
 LARGEST = 256 << 20  # bytes of one run file scored beside another (about 5M lines)
-_score: Callable[[str], Any] | None = None  # what a forked worker calls (set before the fork)
+_score: Callable[[str, bool], Any] | None = None  # what a forked worker calls (set before the fork)
 
 
-def scored(score: Callable[[str], Any], paths: list[str]) -> Iterator[Any]:
-    """`score(path)` of each path, in order; on `WORKERS` forked processes when there are
-    several runs, each a regular file below `LARGEST` bytes. An input error in a worker
-    is raised here with the worker's message."""
+def scored(score: Callable[[str, bool], Any], paths: list[str]) -> Iterator[Any]:
+    """`score(path, in_worker)` of each path, in order; on `WORKERS` forked processes
+    (`in_worker` True: what comes back is pickled) when there are several runs, each a
+    regular file below `LARGEST` bytes. An input error in a worker is raised here with
+    the worker's message."""
     if len(paths) < 2 or (os.cpu_count() or 1) < 2 or not all(map(_moderate_file, paths)):
-        yield from map(score, paths)
+        for path in paths:
+            yield score(path, False)
         return
     import multiprocessing  # ~10 ms of start-up that one run does not need
 
@@ -67,7 +69,7 @@ def _scored_in_worker(path: str) -> tuple[bool, Any]:
     """(False, result) or (True, the one-line message of an input error)."""
     assert _score is not None
     try:
-        return False, _score(path)
+        return False, _score(path, True)
     except (OSError, ValueError) as err:
         if not isinstance(err, (OSError, *user_errors())):
             raise
