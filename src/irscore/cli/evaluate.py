@@ -6,7 +6,7 @@ import argparse
 import itertools
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from irscore.cli.common import (
     UsageError,
@@ -134,11 +134,12 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                     zscores=zscores is not None,
                 )
                 if in_worker:
-                    lines, values, means = [b"".join(lines)], {}, {}
+                    lines, values, means = b"".join(lines), {}, {}
             scored.append((lines, values, topics, means, not_done, notes))
         return described, runid, scored
 
     out: list[Iterable[bytes]] = []
+    spool = None  # the workers' texts, held on disk (page cache) until every run is scored
     results = []
     not_computed: list[str] = []
     for path, (described, runid, scored) in zip(
@@ -155,6 +156,14 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                 raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
             if lines is None:
                 results.append((runid, values, topics, means))
+            elif isinstance(lines, bytes):  # from a worker (all runs are, or none)
+                if spool is None:
+                    import tempfile
+
+                    # Closed by _read_back; already unlinked, so an error first leaves nothing.
+                    spool = tempfile.TemporaryFile()  # noqa: SIM115
+                    out.append(_read_back(spool))
+                spool.write(lines)
             else:
                 out.append(lines)
     missing = groups[0].missing
@@ -164,6 +173,15 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     if args.format == "trec":
         return itertools.chain.from_iterable(out)
     return _table_text(results, convention, args)
+
+
+def _read_back(spool: BinaryIO) -> Iterator[bytes]:
+    """What was written to `spool`, in blocks, once it is all written (the file is then
+    closed, which removes it)."""
+    with spool:
+        spool.seek(0)
+        while block := spool.read(1 << 20):
+            yield block
 
 
 def _groups(args: argparse.Namespace, kind: str) -> list:
