@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -235,6 +236,21 @@ def test_unknown_ir_datasets_id_is_an_error():
     assert done.stdout == "irds:no-such/dataset: unknown ir_datasets ID\n"
 
 
+def test_a_pool_of_docnos_is_coded_and_distinct_docnos_stay_strings():
+    """Arrow-backed docnos are hashed into categories when they come from a pool. 65,536
+    draws spread over 200,000 rows from a pool of 20,000 hold about
+    20,000 x (1 - e^(-65,536 / 20,000)) = 19,250 distinct values, at most half the
+    sample: a pool. (4,096 draws would hold ~3,700: more than half, "distinct".)"""
+    from irscore.engine.inputs import _mostly_distinct
+
+    rng = np.random.default_rng(5)
+    pooled = pd.Series([f"d{i}" for i in rng.integers(0, 20_000, 200_000)], dtype="str")
+    distinct = pd.Series([f"d{i}" for i in rng.permutation(200_000)], dtype="str")
+    assert pooled.dtype.storage == "pyarrow"  # pandas' Arrow-backed strings
+    assert not _mostly_distinct(pooled)
+    assert _mostly_distinct(distinct)
+
+
 @pytest.mark.filterwarnings("ignore:no form under tie_expected")  # the grid's known gaps
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), st.sampled_from(list(ID_DTYPES)), st.sampled_from([1, 4096]))
@@ -244,11 +260,8 @@ def test_dataframe_dict_and_file_give_identical_tables(tmp_path_factory, data, d
     and as a TREC file. A sample of one row makes Arrow-backed docnos look mostly
     distinct, so they stay plain strings (joined by sorting) instead of categories."""
     qrels, run = data
-    irscore.engine.inputs._SAMPLE = sample
-    try:
+    with mock.patch.object(irscore.engine.inputs, "_SAMPLE", sample):
         _identical_tables(tmp_path_factory, qrels, run, dtype)
-    finally:
-        irscore.engine.inputs._SAMPLE = 4096
 
 
 def _identical_tables(tmp_path_factory, qrels, run, dtype):
