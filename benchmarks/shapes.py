@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -145,6 +146,33 @@ SHAPES = [
         PLUS_100,
     ),
 ]
+
+
+# What every `irscore evaluate` pays before it reads a byte, step by step (OpenBLAS
+# held to one thread, as the command line holds it).
+_BLAS = "import os; os.environ.setdefault('OPENBLAS_NUM_THREADS', '1'); "
+FLOOR = {
+    "Python": [sys.executable, "-c", "pass"],
+    "+ numpy and pyarrow": [sys.executable, "-c", _BLAS + "import numpy, pyarrow, pyarrow.csv"],
+    "+ irscore's modules": [
+        sys.executable,
+        "-c",
+        _BLAS + "import irscore.cli.evaluate, irscore.engine.evaluate, irscore.engine.trec, "
+        "irscore.engine.trec_eval_text, irscore.engine.measures.groups",
+    ],
+}
+
+
+def floor(repeat: int) -> dict[str, dict[str, float]]:
+    """The start-up floor: median wall and largest peak of each step of `FLOOR`."""
+    samples = interleaved(FLOOR, max(repeat, 5))
+    return {step: {"wall": s.wall, "peak": s.peak} for step, s in samples.items()}
+
+
+def floor_line(steps: dict[str, dict[str, float]]) -> str:
+    """The start-up floor as one sentence."""
+    cells = [f"{step} {f['wall']:.3f} s, {f['peak']:.0f} MiB" for step, f in steps.items()]
+    return "Start-up before any input is read (medians of at least 5): " + "; ".join(cells) + "."
 
 
 def trec_eval_command(trec_eval: str, flags: list[str], inputs: Inputs) -> list[str]:
@@ -313,6 +341,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
             inputs = shape.build(folder, args.quick)
             results.append(evaluate_shape(shape, inputs, trec_eval, args, folder))
             print(row(results[-1]), flush=True)
+        steps = floor(args.repeat)
+        print("\n" + floor_line(steps), flush=True)
         api = []
         if not args.no_api:
             import shapes_api
@@ -326,7 +356,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         how["commit"] = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
         ).stdout.strip()
-        figures = {"measured": how, "shapes": results, "api": api}
+        figures = {"measured": how, "shapes": results, "floor": steps, "api": api}
         args.out.write_text(json.dumps(figures, indent=1) + "\n")
     return results
 

@@ -38,6 +38,8 @@ def rendered(figures: dict) -> str:
         shapes.HEADER,
         *(shapes.row(result) for result in figures["shapes"]),
     ]
+    if figures.get("floor"):
+        lines += ["", shapes.floor_line(figures["floor"])]
     if figures["api"]:
         lines += ["", "Python API, 1,000 topics x 1,000 documents, in one process:", ""]
         lines += [shapes_api.HEADER, *(shapes_api.row(result) for result in figures["api"])]
