@@ -141,7 +141,11 @@ def test_quick_matrix_checks_times_and_writes_json(bench, tmp_path, capsys):
     argv = ["--quick", "--only", "beir,dl100runs", "--repeat", "1", "--no-api"]
     results = bench[1].main([*argv, "--out", str(out), "--folder", str(tmp_path / "in")])
     assert [r["shape"] for r in results] == ["beir", "dl100runs"]
-    assert json.loads(out.read_text())["shapes"] == results
+    figures = json.loads(out.read_text())
+    assert figures["shapes"] == results
+    steps = figures["floor"]  # the start-up floor: each step costs more than the one before
+    assert list(steps) == list(bench[1].FLOOR)
+    assert 0 < steps["Python"]["peak"] < steps["+ numpy and pyarrow"]["peak"]
     for result in results:
         assert set(result["identity"].values()) == {"identical"}, result["identity"]
         assert set(result["tools"]) == {"irscore", "trec_eval", "pytrec_eval"}
