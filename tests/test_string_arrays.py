@@ -46,6 +46,10 @@ def test_nul_bytes_and_large_matrices_are_left_to_the_kernels():
         assert sa.first_seen_distinct(pa.array(["ab", "c", "d"])) is None
         assert sa.decoded(pa.array(["ab"]), np.array([0, 0, 0])) is None
         assert sa.first_seen_distinct(pa.array(["a", "c", "d"])) is not None  # 3 x 1
+    with mock.patch.object(sa, "MOST_STRINGS", 2):  # 3 strings: Arrow's kernels are faster
+        assert sa.sorted_distinct(pa.array(["a", "c", "d"])) is None
+        assert sa.decoded(pa.array(["a", "c"]), np.array([0, 1, 1])) is None
+        assert sa.decoded(pa.array(["a", "c"]), np.array([0, 1])) is not None
 
 
 TEXT = st.text(alphabet=st.sampled_from(["a", "b", "Z", "0", "-", "é", "\u4e2d"]), max_size=6)
@@ -92,17 +96,17 @@ def test_a_small_evaluation_never_imports_the_kernels(tmp_path):
 
 
 def test_the_kernels_and_numpy_give_the_same_evaluation(tmp_path):
-    """With the matrices refused (limit 0) every label goes through Arrow's kernels: the
-    output is the same bytes."""
+    """With every string refused here (MOST_STRINGS 0) every label goes through Arrow's
+    kernels: the output is the same bytes."""
     from irscore.cli import main
 
     qrels, run = tmp_path / "q", tmp_path / "r"
     qrels.write_text("".join(f"t{t % 7} 0 d{d} {d % 3}\n" for t in range(7) for d in range(30)))
     run.write_text("".join(f"t{t} Q0 d{d} 1 {d % 5} tag\n" for t in range(9) for d in range(40)))
     outputs = []
-    for matrix_bytes in (0, sa.MATRIX_BYTES):
-        with mock.patch.object(sa, "MATRIX_BYTES", matrix_bytes):
-            out = tmp_path / f"out{matrix_bytes}"
+    for most in (0, sa.MOST_STRINGS):
+        with mock.patch.object(sa, "MOST_STRINGS", most):
+            out = tmp_path / f"out{most}"
             with open(out, "w") as stream, mock.patch.object(sys, "stdout", stream):
                 assert main(["evaluate", "-q", "-m", "all_trec", str(qrels), str(run)]) == 0
             outputs.append(out.read_bytes())

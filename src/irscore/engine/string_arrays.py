@@ -4,9 +4,10 @@ dictionary's decoding, as a zero-padded matrix of bytes, one row a string.
 What a small input needs of Arrow's kernels, without them: importing
 `pyarrow._compute` registers every kernel, ~11 MiB of resident memory and ~9 ms
 that a 40k-line evaluation would otherwise spend on a handful of labels. Each
-function returns None when its matrix would pass `MATRIX_BYTES` or a string
-holds a NUL byte (numpy's bytes compare ignores trailing NULs); the caller then
-uses the kernel. Strings order as trec_eval's strcmp: bytewise, a prefix first.
+function returns None when its matrix would pass `MATRIX_BYTES`, a string holds a
+NUL byte (numpy's bytes compare ignores trailing NULs) or there are more strings
+than `MOST_STRINGS`; the caller then uses the kernel.
+Strings order as trec_eval's strcmp: bytewise, a prefix first.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ import pyarrow as pa
 from irscore.engine.arrays import numpy_view_offsets
 
 MATRIX_BYTES = 1 << 24  # the largest matrix built here (16 MiB); beyond, Arrow's kernels
+# The most strings handled here: numpy sorts them for their distinct values and copies
+# them through a matrix, where Arrow's kernels hash and copy them directly, several times
+# faster from some ten thousand strings on.
+MOST_STRINGS = 1 << 14
 
 
 def lengths(strings: pa.Array) -> np.ndarray:
@@ -67,7 +72,7 @@ def _keys(rows: np.ndarray) -> np.ndarray:
 
 def sorted_distinct(strings: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     """(each string's code, the distinct strings in byte order), or None (see module)."""
-    rows = matrix(strings)
+    rows = matrix(strings) if len(strings) <= MOST_STRINGS else None
     if rows is None:
         return None
     _, first, codes = np.unique(_keys(rows), return_index=True, return_inverse=True)
@@ -77,7 +82,7 @@ def sorted_distinct(strings: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
 def first_seen_distinct(strings: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     """(each string's code, the distinct strings in the order first seen), as Arrow's
     dictionary encoding gives them; or None (see module)."""
-    rows = matrix(strings)
+    rows = matrix(strings) if len(strings) <= MOST_STRINGS else None
     if rows is None:
         return None
     _, first, codes = np.unique(_keys(rows), return_index=True, return_inverse=True)
@@ -90,9 +95,10 @@ def first_seen_distinct(strings: pa.Array) -> tuple[np.ndarray, pa.Array] | None
 
 def decoded(dictionary: pa.Array, codes: np.ndarray) -> pa.Array | None:
     """The strings `dictionary[codes]`, or None (see module)."""
+    if len(codes) > MOST_STRINGS or len(dictionary) > MOST_STRINGS:
+        return None
     size = lengths(dictionary)
-    width = int(size.max()) if len(size) else 0
-    if len(codes) * width > MATRIX_BYTES:
+    if len(codes) * (int(size.max()) if len(size) else 0) > MATRIX_BYTES:
         return None
     rows = matrix(dictionary)
     if rows is None:
