@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from irscore.engine.measures.peer_names import PeerName, parse_peer_name, peer_examples
 from irscore.engine.measures.requests import MeasureError, MeasureSpec, parse_names, parse_requests
+
+if TYPE_CHECKING:  # the peers' names load where a name is not trec_eval's (~5 ms of start-up)
+    from irscore.engine.measures.peer_names import PeerName
 
 
 @dataclass
@@ -46,12 +48,12 @@ def plan(
         except MeasureError as err:
             if not str(err).startswith("unknown measure"):
                 raise  # trec_eval's name with bad parameters, or for other judgments
-            peer = parse_peer_name(name)
+            peer = _peer(name)
             if peer is None:
                 raise _unknown(name, err) from None
             peers.append(peer)
             continue
-        peer = parse_peer_name(name) if narrows else None
+        peer = _peer(name) if narrows else None
         if peer is None:
             trec.append(name)
         else:
@@ -65,6 +67,13 @@ def plan(
             spec, missing, narrowed = parse_names(trec or ["official"])
             groups.append(Group((), spec, narrowed=narrowed, missing=missing))
     return groups + _peer_groups(peers)
+
+
+def _peer(name: str) -> PeerName | None:
+    """`name` read as an ir_measures or ranx name; None when it is neither."""
+    from irscore.engine.measures.peer_names import parse_peer_name
+
+    return parse_peer_name(name)
 
 
 def _trec_eval_name(name: str, requests: bool, trec_eval: int, judgments: str) -> bool:
@@ -81,6 +90,8 @@ def _unknown(name: str, err: MeasureError) -> MeasureError:
     """The error for a name of no syntax: trec_eval's (its close names), then, for a name
     in a peer's shape (`@`, `(`) or with no close trec_eval name, the peers' close names."""
     import difflib
+
+    from irscore.engine.measures.peer_names import peer_examples
 
     peer_shaped = "@" in name or "(" in name or "close names" not in str(err)
     close = difflib.get_close_matches(name, peer_examples(), n=3, cutoff=0.6)

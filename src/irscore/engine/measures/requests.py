@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -231,6 +230,8 @@ def _unknown(name: str, request: str | None = None) -> str:
     known = sorted(IMPLEMENTED | set(NICKNAMES)) + [
         f"{family}_{k}" for family in CUTOFF_FAMILIES for k in DEFAULT_CUTOFFS
     ]
+    import difflib  # only for a name that is not known
+
     close = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
     hint = f"; close names: {', '.join(close)}" if close else ""
     return f"unknown measure {(request or name)!r}{hint}"
