@@ -29,8 +29,11 @@ results: $(STAMP)
 report: results
 	@$(VENV)/bin/python -m irscore.pipeline.workflow_runner --report
 
-test: $(STAMP)  # on $(CORES) worker processes (pytest-xdist): the workflow tests wait on Snakemake
-	$(VENV)/bin/python -m pytest -n $(CORES)
+# On $(CORES) worker processes (pytest-xdist): the workflow tests wait on Snakemake. One
+# test at a time to each worker, so that the slow modules, which tests/conftest.py puts
+# first, spread over both workers and the last test handed out is a short one.
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest -n $(CORES) --maxschedchunk 1
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
