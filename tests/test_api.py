@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import doctest
+import io
 import json
 import os
 import re
@@ -26,6 +28,7 @@ from test_pytrec_property import collections
 
 import irscore
 import irscore.api
+from irscore.cli import main
 from irscore.engine import trec
 from irscore.engine.conventions import Convention, ConventionError
 from irscore.engine.inputs import InputError
@@ -317,6 +320,15 @@ def test_dicts_equal_pytrec_eval_on_the_same_dicts(data):
         assert value == pytest.approx(theirs[topic][measure], abs=1e-9), (topic, measure)
 
 
+def command_line(*argv: str) -> str:
+    """What `irscore ARGV` prints, run in this process (its start-up is not what is
+    compared; tests/test_cli.py runs the installed command)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(list(argv)) == 0
+    return out.getvalue()
+
+
 def test_compare_and_audit_match_the_command_line(tmp_path):
     qrels_path, a_path, b_path = tmp_path / "q", tmp_path / "a.run", tmp_path / "b.run"
     trec.write_qrels(
@@ -334,21 +346,11 @@ def test_compare_and_audit_match_the_command_line(tmp_path):
     trec.write_run(b_path, run.assign(score=-run["score"], tag="b"))
     files = [str(qrels_path), str(a_path), str(b_path)]
     ours = irscore.compare(*files, B=1000, seed=3)
-    cli = subprocess.run(
-        [*IRSCORE, "compare", "--format", "tsv", "--B", "1000", "--seed", "3", *files],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    cli = command_line("compare", "--format", "tsv", "--B", "1000", "--seed", "3", *files)
     text = ours.to_csv(sep="\t", index=False, float_format=trec.float_text, lineterminator="\n")
     assert text == cli
     result = irscore.audit(str(qrels_path), [str(a_path), str(b_path)], out=tmp_path / "o", B=100)
-    summary = subprocess.run(
-        [*IRSCORE, "audit", "--B", "100", "--out", str(tmp_path / "o"), *files],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    summary = command_line("audit", "--B", "100", "--out", str(tmp_path / "o"), *files)
     assert result.summary == summary
     assert set(result.conventions["run"]) == {"a", "b"}
 
