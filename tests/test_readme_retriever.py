@@ -71,7 +71,7 @@ def test_adding_a_retriever_as_the_readme_says(tmp_path):
     workdir = tmp_path / "workflow"
     copy_workflow(workdir)
     shutil.copytree(
-        REPO / "src", workdir / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
+        REPO / "src", workdir / "src", ignore=shutil.ignore_patterns("*.egg-info")
     )
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     config["retrievers"] = {run: config["retrievers"][run] for run in ("tfidf", "bm25")}

@@ -127,12 +127,36 @@ def outputs(workdir: Path) -> dict[str, int]:
     return {str(p.relative_to(workdir)): p.stat().st_mtime_ns for p in found if p.is_file()}
 
 
+MY_RULE = """
+
+rule my_run:
+    input:
+        "results/runs/bm25.run",
+    output:
+        "results/runs/mine.run",
+    log:
+        "results/logs/my_run.log",
+    shell:
+        "awk '{{$5 = -$4; print}}' {input} > {output} 2> {log}"
+"""
+
+
 @pytest.mark.workflow
 def test_workflow_end_to_end(tmp_path):
+    """The default retrievers, a run from a rule of one's own (mine, made from bm25's) and
+    one from a file (theirs), in one Snakemake run: each workflow run costs tens of
+    seconds, so one serves both the retrievers' checks and the added runs' checks."""
     pins = write_corpus(tmp_path / "raw")
     workdir = tmp_path / "workflow"
     copy_workflow(workdir)
     default_retrievers_only(workdir)
+    outside = tmp_path / "elsewhere.run"
+    outside.write_text("1 Q0 3 1 2.5 theirs\n1 Q0 1 2 1.5 theirs\n2 Q0 2 1 0.5 theirs\n")
+    with (workdir / "Snakefile").open("a") as snakefile:
+        snakefile.write(MY_RULE)
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["runs"] = {"mine": None, "theirs": str(outside)}
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     snakemake(workdir, tmp_path / "raw", pins)
 
     data = workdir / "results" / "data"
@@ -174,56 +198,7 @@ def test_workflow_end_to_end(tmp_path):
     summary = (workdir / "results" / "summary.md").read_text()
     assert "| bm25 |" in summary and "| topics | 3 |" in summary
 
-    assert "Nothing to be done" in snakemake(workdir, tmp_path / "raw", pins, "-n")
-
-    before = outputs(workdir)
-    config = yaml.safe_load((workdir / "config.yaml").read_text())
-    config["retrievers"]["bm25"]["params"]["k1"] = 0.9
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-    snakemake(workdir, tmp_path / "raw", pins)
-    after = outputs(workdir)
-    changed = sorted(name for name in after if after[name] != before[name])
-    # only bm25's own files, and the tables and summary that list every run
-    assert [n for n in changed if not n.startswith("results/tables/")] == [
-        "results/crosscheck/bm25.tsv",
-        "results/eval/bm25.tsv",
-        "results/runs/bm25.manifest.json",
-        "results/runs/bm25.run",
-        "results/summary.md",
-    ]
-    bm25 = json.loads((workdir / "results" / "runs" / "bm25.manifest.json").read_text())
-    assert bm25["params"]["k1"] == 0.9
-
-
-MY_RULE = """
-
-rule my_run:
-    input:
-        "results/runs/bm25.run",
-    output:
-        "results/runs/mine.run",
-    log:
-        "results/logs/my_run.log",
-    shell:
-        "awk '{{$5 = -$4; print}}' {input} > {output} 2> {log}"
-"""
-
-
-@pytest.mark.workflow
-def test_runs_from_a_rule_and_from_a_file_join_every_table(tmp_path):
-    pins = write_corpus(tmp_path / "raw")
-    workdir = tmp_path / "workflow"
-    copy_workflow(workdir)
-    default_retrievers_only(workdir)
-    outside = tmp_path / "elsewhere.run"
-    outside.write_text("1 Q0 3 1 2.5 theirs\n1 Q0 1 2 1.5 theirs\n2 Q0 2 1 0.5 theirs\n")
-    with (workdir / "Snakefile").open("a") as snakefile:
-        snakefile.write(MY_RULE)
-    config = yaml.safe_load((workdir / "config.yaml").read_text())
-    config["runs"] = {"mine": None, "theirs": str(outside)}
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    snakemake(workdir, tmp_path / "raw", pins)
-
+    # the runs from a rule and from a file join every table
     results = workdir / "results"
     assert (results / "runs" / "theirs.run").read_bytes() == outside.read_bytes()
     for name in ("mine", "theirs"):
@@ -237,6 +212,29 @@ def test_runs_from_a_rule_and_from_a_file_join_every_table(tmp_path):
     theirs = read_long_table(results / "eval" / "theirs.tsv")
     ap = theirs[(theirs["convention"] == "reference") & (theirs["measure"] == "map")]
     assert ap.set_index("topic")["value"]["1"] == 0.5
+
+    assert "Nothing to be done" in snakemake(workdir, tmp_path / "raw", pins, "-n")
+
+    before = outputs(workdir)
+    config["retrievers"]["bm25"]["params"]["k1"] = 0.9
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    snakemake(workdir, tmp_path / "raw", pins)
+    after = outputs(workdir)
+    changed = sorted(name for name in after if after[name] != before[name])
+    # only bm25's own files, mine's (made from bm25's run), and the tables and summary
+    # that list every run: nothing of the other retrievers or of theirs
+    assert [n for n in changed if not n.startswith("results/tables/")] == [
+        "results/crosscheck/bm25.tsv",
+        "results/crosscheck/mine.tsv",
+        "results/eval/bm25.tsv",
+        "results/eval/mine.tsv",
+        "results/runs/bm25.manifest.json",
+        "results/runs/bm25.run",
+        "results/runs/mine.run",
+        "results/summary.md",
+    ]
+    bm25 = json.loads((workdir / "results" / "runs" / "bm25.manifest.json").read_text())
+    assert bm25["params"]["k1"] == 0.9
 
 
 def test_a_malformed_external_run_stops_the_workflow(tmp_path):
