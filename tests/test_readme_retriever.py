@@ -70,9 +70,7 @@ def test_adding_a_retriever_as_the_readme_says(tmp_path):
     assert entries[name]["model"] == Path(path).stem == name  # file name = model = run
     workdir = tmp_path / "workflow"
     copy_workflow(workdir)
-    shutil.copytree(
-        REPO / "src", workdir / "src", ignore=shutil.ignore_patterns("*.egg-info")
-    )
+    shutil.copytree(REPO / "src", workdir / "src", ignore=shutil.ignore_patterns("*.egg-info"))
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     config["retrievers"] = {run: config["retrievers"][run] for run in ("tfidf", "bm25")}
     config["plots"].update(example={"run": "bm25", "topic": "2"}, pairs=[["tfidf", "bm25"]])
