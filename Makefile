@@ -29,11 +29,11 @@ results: $(STAMP)
 report: results
 	@$(VENV)/bin/python -m irscore.pipeline.workflow_runner --report
 
-# On $(CORES) worker processes (pytest-xdist): the workflow tests wait on Snakemake. One
-# test at a time to each worker, so that the slow modules, which tests/conftest.py puts
-# first, spread over both workers and the last test handed out is a short one.
+# On $(CORES) worker processes (pytest-xdist): the workflow tests wait on Snakemake. The
+# slow modules come first (tests/conftest.py); a module whose fixture is a workflow run
+# or a server is one group, run by one worker, so that the fixture is built once.
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -n $(CORES) --maxschedchunk 1
+	$(VENV)/bin/python -m pytest -n $(CORES) --dist loadgroup
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -33,9 +33,8 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(items):
     """Modules with a `workflow` test first, each kept whole and in order: under
-    pytest-xdist (`make test` hands out one test at a time) the Snakemake runs start
-    early and the short tests fill the end, instead of one long run holding up the
-    last minutes while the other worker idles."""
+    pytest-xdist the Snakemake runs start early and the short tests fill the end,
+    instead of one long run holding up the last minutes while the other worker idles."""
     slow = {item.path for item in items if item.get_closest_marker("workflow")}
     items.sort(key=lambda item: item.path not in slow)
 

@@ -30,7 +30,8 @@ from irscore.pipeline import data
 from irscore.pipeline.integrity import write_record
 from irscore.pipeline.workflow_runner import recover
 
-pytestmark = pytest.mark.workflow
+# One worker runs this module (make test: --dist loadgroup): its module fixture is built once.
+pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group("faults")]
 RUNNER = [sys.executable, "-m", "irscore.pipeline.workflow_runner"]
 
 

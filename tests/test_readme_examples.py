@@ -21,6 +21,9 @@ from test_workflow import copy_workflow, snakemake
 
 IRSCORE = Path(sys.executable).parent / "irscore"
 
+# One worker runs this module (make test: --dist loadgroup): its module fixture is built once.
+pytestmark = pytest.mark.xdist_group("readme_examples")
+
 
 def examples() -> list[tuple[str, str]]:
     """(command, expected stdout) of every `$ ` line in the sh blocks of the README and of

@@ -18,6 +18,9 @@ from irscore.pipeline.analyzers import Analyzer
 from irscore.pipeline.exports import read_docs, read_queries
 from irscore.pipeline.retrieve import retrieve
 
+# One worker runs this module (make test: --dist loadgroup): its module fixture is built once.
+pytestmark = pytest.mark.xdist_group("report_own_runs")
+
 
 @pytest.fixture(scope="module")
 def audited(cranfield, tmp_path_factory):

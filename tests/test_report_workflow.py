@@ -33,6 +33,9 @@ from irscore.report import layout
 BROWSERS = browser.NAMES
 CHROMIUM_FLAGS = (*browser.HEADLESS, "--window-size=1400,1000", "--virtual-time-budget=5000")
 
+# One worker runs this module (make test: --dist loadgroup): its module fixture is built once.
+pytestmark = pytest.mark.xdist_group("report_workflow")
+
 
 def tree(folder: Path) -> dict[str, bytes]:
     """Every file under `folder` and its bytes."""
