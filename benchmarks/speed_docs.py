@@ -41,7 +41,10 @@ def rendered(figures: dict) -> str:
     if figures.get("floor"):
         lines += ["", shapes.floor_line(figures["floor"])]
     if figures["api"]:
-        lines += ["", "Python API, 1,000 topics x 1,000 documents, in one process:", ""]
+        times = [t for result in figures["api"] for t in result.get("times", {}).values()]
+        calls = min(map(len, times), default=0)
+        what = "Python API, 1,000 topics x 1,000 documents, in one process"
+        lines += ["", f"{what} (medians of {calls} interleaved calls):", ""]
         lines += [shapes_api.HEADER, *(shapes_api.row(result) for result in figures["api"])]
     return "\n".join(lines) + "\n"
 
