@@ -1,4 +1,5 @@
-"""glibc's malloc asked to keep freed memory while irscore works, so arrays reuse it.
+"""glibc's malloc asked to keep freed memory while irscore works, so arrays reuse it,
+or to give it back where a reader has just freed a column's worth.
 
 The engine makes many short-lived arrays of a few MiB. By default glibc hands
 such blocks back to the kernel when they are freed (mmap'd blocks, or a
@@ -12,11 +13,13 @@ glibc (macOS, musl) this does nothing.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # ctypes loads when memory is first given back or kept, not at start-up
+    import ctypes
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt parameters (malloc.h)
 _KEPT = (1 << 28, 1 << 29)  # blocks under 256 MiB from the heap; trim above 512 MiB free
@@ -25,10 +28,12 @@ _SETTLED = (1 << 25, 1 << 26)  # glibc's adaptive maxima: 32 MiB, then 2 x that
 
 @cache
 def _libc() -> ctypes.CDLL | None:
-    """The C library when it is glibc (it has mallopt), else None."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.mallopt  # noqa: B018 (AttributeError without glibc)
+    """The C library when it is glibc (it has mallopt and malloc_trim), else None."""
+    import ctypes
+
+    try:  # the process's own symbols: libc's, without ctypes.util's search (a subprocess)
+        libc = ctypes.CDLL(None)
+        libc.mallopt, libc.malloc_trim  # noqa: B018 (AttributeError without glibc)
     except (OSError, AttributeError):
         return None
     return libc
@@ -49,3 +54,13 @@ def freed_memory_kept() -> Iterator[None]:
     finally:
         libc.mallopt(_M_MMAP_THRESHOLD, _SETTLED[0])
         libc.mallopt(_M_TRIM_THRESHOLD, _SETTLED[1])
+
+
+def give_back_freed_memory() -> None:
+    """Return the heap's free pages to the kernel (glibc's `malloc_trim`). A reader that
+    copies a column out of its blocks and frees them would otherwise keep both in its
+    resident memory: glibc keeps freed heap blocks for reuse, and the next column's
+    arrays come from elsewhere. Without glibc this does nothing."""
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)

@@ -16,6 +16,7 @@ import pyarrow.csv as pa_csv
 
 from irscore.engine import arrow_compute as ac
 from irscore.engine import errors, formats, streams, string_arrays
+from irscore.engine.allocator import give_back_freed_memory
 from irscore.engine.arrays import as_arrow, numpy_view, one_array
 from irscore.engine.errors import TrecFormatError
 from irscore.engine.formats import Layout
@@ -79,11 +80,13 @@ def combine(tables: list[pa.Table]) -> pa.Table:
     column by column, each block's column freed once copied: the peak is the
     blocks plus one column, not two copies of everything.
     """
-    names = tables[0].column_names
+    names, blocks = tables[0].column_names, len(tables)
     pending = {name: [chunk for t in tables for chunk in t[name].chunks] for name in names}
     tables.clear()
     columns = {}
     for name in names:
+        if columns and blocks > 1:  # the last column's blocks are freed: give their pages back
+            give_back_freed_memory()
         chunks = pending.pop(name)
         if pa.types.is_string(chunks[0].type) or pa.types.is_large_string(chunks[0].type):
             columns[name] = _concat_strings(chunks)
@@ -107,6 +110,8 @@ def combine(tables: list[pa.Table]) -> pa.Table:
             codes[row : row + len(chunk)] = local[numpy_view(chunk.indices)]
             row, offset = row + len(chunk), offset + len(chunk.dictionary)
         columns[name] = pa.DictionaryArray.from_arrays(as_arrow(codes), labels)
+    if blocks > 1:
+        give_back_freed_memory()
     return pa.table(columns)
 
 
