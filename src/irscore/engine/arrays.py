@@ -8,6 +8,7 @@ import pyarrow as pa
 
 _NUMPY_TYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64}
 _NUMPY_TYPES |= {"uint64": np.uint64, "double": np.float64}
+_COUNTED_ROWS = 1 << 20  # codes counted this many at a time (`counts`)
 
 
 def numpy_view(array: pa.Array) -> np.ndarray:
@@ -40,3 +41,12 @@ def as_arrow(values: np.ndarray) -> pa.Array:
     values = np.ascontiguousarray(values)
     buffers = [None, pa.py_buffer(values)]
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), buffers)
+
+
+def counts(codes: np.ndarray, length: int) -> np.ndarray:
+    """How often each of `length` codes occurs (`np.bincount`), a slice of rows at a time:
+    bincount copies narrow codes to int64 first, 56 MiB for a 7M-line run's topics."""
+    total = np.zeros(length, np.int64)
+    for start in range(0, len(codes), _COUNTED_ROWS):
+        total += np.bincount(codes[start : start + _COUNTED_ROWS], minlength=length)
+    return total

@@ -26,6 +26,9 @@ if TYPE_CHECKING:  # pandas loads where a DataFrame is read: `irscore evaluate` 
     import pandas as pd
 
 
+_LOOKED_UP = 1 << 20  # rows recoded at a time (`_shared_codes`)
+
+
 class Labels:
     """Labels kept as one Arrow string array, so millions of docnos cost no Python
     object each: an int index gives a str, an integer array an object array of str."""
@@ -131,7 +134,7 @@ def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[]
             )
         ]
     # Consecutive topic codes, about `rows` run rows each; a chunk's rows in file order.
-    per_topic = np.cumsum(np.bincount(r_topic, minlength=len(labels)))
+    per_topic = np.cumsum(arrays.counts(r_topic, len(labels)))
     ends = np.searchsorted(per_topic, np.arange(rows, len(r_topic), rows), "right")
     bounds = np.unique(np.r_[ends, len(labels)])
     chunk_of = np.repeat(np.arange(len(bounds)), np.diff(np.r_[0, bounds]))
@@ -287,11 +290,15 @@ def _shared_codes(
         coded = position[arrays.numpy_view(union.indices)], in_order
     label_codes, distinct = coded
     code_type = np.int16 if len(distinct) <= 2**15 else np.int32
+    label_codes = label_codes.astype(code_type)
     recoded, start = [], 0
     for column in columns:
         out, row = np.empty(sum(len(codes) for codes, _ in column), dtype=code_type), 0
         for codes, label in column:
-            out[row : row + len(codes)] = label_codes[start : start + len(label)][codes]
+            table = label_codes[start : start + len(label)]
+            for first in range(0, len(codes), _LOOKED_UP):  # temporaries of a slice, not a run
+                part = codes[first : first + _LOOKED_UP]
+                out[row + first : row + first + len(part)] = table[part]
             row, start = row + len(codes), start + len(label)
         recoded.append(out)
     return recoded, distinct
