@@ -206,3 +206,33 @@ def test_a_repeat_in_a_later_chunk_names_its_line(interleaved):
     for rows in (None, 2):  # whole, then one chunk a topic
         with pytest.raises(DuplicateDocumentError, match=expected):
             evaluate_records(qrels, run, Convention(duplicates="error"), SPEC, rows=rows)
+
+
+def test_default_chunks_have_a_least_size_and_a_largest_number(monkeypatch):
+    """By default `evaluate_records` scores chunks of at least CHUNK_ROWS run rows, and at
+    most CHUNKS of them (each looks for its rows in the whole run): 40 rows in chunks of
+    at least 4 rows make 10 chunks, at most 3 chunks make chunks of ceil(40 / 3) = 14
+    rows; the values are the whole run's."""
+    topics = [str(t) for t in range(10) for _ in range(4)]
+    run = pd.DataFrame(
+        {"topic": topics, "docno": [f"d{i}" for i in range(40)], "score": 1.0, "rank": 1}
+    )
+    run["tag"] = "r"
+    qrels = pd.DataFrame({"topic": [str(t) for t in range(10)], "docno": "d0", "grade": 1})
+    whole = evaluate_one(prepare(qrels, run), Convention(), SPEC)
+    seen, prepare_chunks = [], evaluate_module.prepare_chunks
+
+    def chunks(q, r, rows):
+        seen.append(rows)
+        return prepare_chunks(q, r, rows)
+
+    monkeypatch.setattr(evaluate_module, "prepare_chunks", chunks)
+    monkeypatch.setattr(evaluate_module, "CHUNK_ROWS", 4)
+    for most, rows in ((100, 4), (3, 14)):
+        monkeypatch.setattr(evaluate_module, "CHUNKS", most)
+        values, topics, means, _ = evaluate_records(qrels, run, Convention(), SPEC)
+        assert seen[-1] == rows
+        assert list(topics) == list(whole[1])
+        for name in whole[0]:
+            np.testing.assert_array_equal(values[name], whole[0][name])
+        np.testing.assert_equal(means, whole[2])

@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # pandas loads where a DataFrame is made: `irscore evaluate` 
     import pandas as pd
 
 
-CHUNK_ROWS = 1 << 18  # run rows per chunk of topics in `evaluate_records`, for runs
-WHOLE_ROWS = 1 << 20  # of more rows than this; shorter runs are scored whole (faster)
+CHUNK_ROWS = 1 << 16  # run rows per chunk of topics in `evaluate_records` at least,
+CHUNKS = 32  # and at most this many chunks: each chunk looks for its rows in the whole run
 THREADED_ROWS = 1 << 18  # from this many run rows, `evaluate` scores two halves on two threads
 
 
@@ -99,13 +99,12 @@ def evaluate_records(
     text: bool = False,
 ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, float], Notes]:
     """`evaluate_one(prepare(qrels, run), c, spec, text)` in chunks of topics of about `rows`
-    run rows (by default `CHUNK_ROWS` for runs of more than `WHOLE_ROWS`): what is
-    built per row then lives for one chunk, so a ten-million-line run needs little
-    more memory than its records."""
+    run rows (by default `CHUNK_ROWS`, or a `CHUNKS`th of a longer run): what is built
+    per row then lives for one chunk, so a run needs little more memory than its records."""
     _check_ranks(run, [c])
     if rows is None:
         length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
-        rows = CHUNK_ROWS if length > WHOLE_ROWS else None
+        rows = max(CHUNK_ROWS, -(-length // CHUNKS))
     return merged([topic_values(p, c, spec, text) for p in prepare_chunks(qrels, run, rows)], c)
 
 
@@ -119,7 +118,8 @@ def _check_ranks(run: Frame, conventions: Sequence[Convention]) -> None:
 def merged(
     parts: Sequence[TopicValues], c: Convention
 ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, float], Notes]:
-    """`evaluate_one`'s result from the values of consecutive chunks of topics."""
+    """`evaluate_one`'s result from the values of consecutive chunks of topics. The parts'
+    values are moved, measure by measure, so that they never exist twice."""
     notes = parts[0].notes
     for part in parts[1:]:
         notes.run_topics_without_qrels += part.notes.run_topics_without_qrels
@@ -130,11 +130,14 @@ def merged(
         notes.retrieved += part.notes.retrieved
         notes.retrieved_judged += part.notes.retrieved_judged
         notes.topics_with_judged += part.notes.topics_with_judged
-    values = {
-        name: np.concatenate([part.values[name] for part in parts]) for name in parts[0].values
-    }
+    values = {}
+    for name in list(parts[0].values):
+        pieces = [part.values.pop(name) for part in parts]
+        values[name] = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
     topics = np.concatenate([part.topics for part in parts])
-    return values, topics, means_of(parts, c), notes
+    filled = np.concatenate([part.filled for part in parts])
+    rel = [part.num_rel_all for part in parts]
+    return values, topics, means_of(values, filled, None if rel[0] is None else sum(rel), c), notes
 
 
 def topic_values(p: Prepared, c: Convention, spec: MeasureSpec, text: bool = False) -> TopicValues:
@@ -197,24 +200,23 @@ def _with_diversity(
     return {n: values[n] for n in sorted(values, key=lambda n: order[measures.family_of(n).name])}
 
 
-def means_of(parts: Sequence[TopicValues], c: Convention) -> dict[str, float]:
-    """The `all` values of the parts' topics together (the parts in topic order).
+def means_of(
+    values: dict[str, np.ndarray], filled: np.ndarray, num_rel_all: float | None, c: Convention
+) -> dict[str, float]:
+    """The `all` values of per-topic `values` (topics in order; `filled` marks -c's topics
+    without results; `num_rel_all` -c's judgments of every qrels topic).
 
     trec_eval 9 leaves -c's topics without results out of the sum and counts
     them in the divisor; trec_eval 10 adds their values in topic order. A text
     measure has none.
     """
-    filled = np.concatenate([part.filled for part in parts])
-    rel = [part.num_rel_all for part in parts]
-    num_rel_all = None if rel[0] is None else float(sum(rel))
     missing, keep = 0, slice(None)
     if c.missing_topics == "mean_only":
         missing, keep = int(filled.sum()), ~filled
+    rel = None if num_rel_all is None else float(num_rel_all)
     return {
-        name: measures.aggregate(
-            name, np.concatenate([part.values[name] for part in parts])[keep], missing, num_rel_all
-        )
-        for name in parts[0].values
+        name: measures.aggregate(name, array[keep], missing, rel)
+        for name, array in values.items()
         if not measures.registry.is_text(name)
     }
 
