@@ -53,6 +53,16 @@ def test_output_equals_trec_eval(flags, name, output):
     assert out.getvalue() == expected
 
 
+@pytest.mark.parametrize(("flags", "name", "output"), COMMANDS, ids=[c[2] for c in COMMANDS])
+def test_output_equals_trec_eval_scored_two_topics_at_a_time(flags, name, output, monkeypatch):
+    """The same bytes when the text is written a chunk of topics at a time (two topics a
+    chunk here, 8,192 by default) and the means are carried from chunk to chunk."""
+    from irscore.engine import evaluate
+
+    monkeypatch.setattr(evaluate, "CHUNK_TOPICS", 2)
+    test_output_equals_trec_eval(flags, name, output)
+
+
 def test_inputs_are_what_the_generator_writes():
     import importlib.util
 

@@ -220,13 +220,13 @@ def test_default_chunks_have_a_least_size_and_a_largest_number(monkeypatch):
     run["tag"] = "r"
     qrels = pd.DataFrame({"topic": [str(t) for t in range(10)], "docno": "d0", "grade": 1})
     whole = evaluate_one(prepare(qrels, run), Convention(), SPEC)
-    seen, prepare_chunks = [], evaluate_module.prepare_chunks
+    seen, chunk_makers = [], evaluate_module.chunk_makers
 
-    def chunks(q, r, rows):
+    def chunks(q, r, rows, topics):
         seen.append(rows)
-        return prepare_chunks(q, r, rows)
+        return chunk_makers(q, r, rows, topics)
 
-    monkeypatch.setattr(evaluate_module, "prepare_chunks", chunks)
+    monkeypatch.setattr(evaluate_module, "chunk_makers", chunks)
     monkeypatch.setattr(evaluate_module, "CHUNK_ROWS", 4)
     for most, rows in ((100, 4), (3, 14)):
         monkeypatch.setattr(evaluate_module, "CHUNKS", most)

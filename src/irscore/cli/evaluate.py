@@ -112,6 +112,12 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         scored = []
         for g in groups:
             c = changed(convention, g.changes)
+            if text and zscores is None and args.R == "qrels":  # chunk by chunk, to a spool
+                lines, notes = _streamed_text(qrels, run, c, g, args, runid)
+                if in_worker:
+                    lines = b"".join(lines)
+                scored.append((lines, {}, None, {}, notes.not_computed, notes))
+                continue
             values, topics, means, without_run, not_done, notes = _scored(
                 args.R, qrels, run, c, g.spec, text
             )
@@ -173,6 +179,50 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     if args.format == "trec":
         return itertools.chain.from_iterable(out)
     return _table_text(results, convention, args)
+
+
+def _streamed_text(qrels, run, c, g, args: argparse.Namespace, runid: str) -> tuple:
+    """(trec_eval's text of one run under one group of measures, the `Notes`), scored a
+    chunk of topics at a time (`CHUNK_TOPICS` topics at most): each chunk's per-topic
+    lines go to a spool file and only the running means are kept, so a run of 100,000
+    topics holds one chunk's values, not every topic's. The text is read back once
+    every chunk is scored: an error leaves nothing half-printed."""
+    import tempfile
+
+    from irscore.engine import trec_eval_text
+    from irscore.engine.evaluate import CHUNK_TOPICS, RunningMeans, add_notes, iter_topic_values
+    from irscore.engine.measures.groups import rename
+
+    means, notes = RunningMeans(c), None
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by _read_back, or below)
+    try:
+        for part in iter_topic_values(qrels, run, c, g.spec, text=True, topics=CHUNK_TOPICS):
+            if args.q:
+                printed = set(part.topics.tolist())
+                if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
+                    printed -= set(part.notes.qrels_topics_without_run)
+                values = rename(part.values, g.renames)
+                for block in trec_eval_text.lines(
+                    values, part.topics, {}, None, True, summary=False, printed_topics=printed
+                ):
+                    spool.write(block)
+            means.add(part.values, part.filled, part.num_rel_all)
+            if notes is None:
+                notes = part.notes
+            else:
+                add_notes(notes, part.notes)
+    except BaseException:
+        spool.close()
+        raise
+    summary = trec_eval_text.lines(
+        {},
+        part.topics[:0],
+        rename(means.result(), g.renames),
+        runid if "runid" in g.spec.families else None,
+        per_topic=False,
+        summary=not args.n,
+    )
+    return itertools.chain(_read_back(spool), summary), notes
 
 
 def _read_back(spool: BinaryIO) -> Iterator[bytes]:

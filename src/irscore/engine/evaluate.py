@@ -8,7 +8,7 @@ joins. The table's layout and files are `irscore.engine.long_table`'s.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -18,7 +18,7 @@ from irscore.engine import measures, trec
 from irscore.engine.conventions import REFERENCE, Convention
 from irscore.engine.long_table import concat_long, long_table, run_tag
 from irscore.engine.measures import Context, MeasureSpec, Ranking
-from irscore.engine.prepare import Frame, Prepared, chunk_makers, prepare_chunks
+from irscore.engine.prepare import Frame, Prepared, chunk_makers
 from irscore.engine.rank import Notes, grades_under, rank, ranking_key, without_results
 
 if TYPE_CHECKING:  # pandas loads where a DataFrame is made: `irscore evaluate` needs none
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pandas loads where a DataFrame is made: `irscore evaluate` 
 
 CHUNK_ROWS = 1 << 16  # run rows per chunk of topics in `evaluate_records` at least,
 CHUNKS = 32  # and at most this many chunks: each chunk looks for its rows in the whole run
+CHUNK_TOPICS = 1 << 13  # topics per chunk at most where a caller writes each chunk's values
 THREADED_ROWS = 1 << 18  # from this many run rows, `evaluate` scores two halves on two threads
 
 
@@ -101,11 +102,28 @@ def evaluate_records(
     """`evaluate_one(prepare(qrels, run), c, spec, text)` in chunks of topics of about `rows`
     run rows (by default `CHUNK_ROWS`, or a `CHUNKS`th of a longer run): what is built
     per row then lives for one chunk, so a run needs little more memory than its records."""
+    return merged(list(iter_topic_values(qrels, run, c, spec, rows, text)), c)
+
+
+def iter_topic_values(
+    qrels: Frame,
+    run: Frame,
+    c: Convention,
+    spec: MeasureSpec,
+    rows: int | None = None,
+    text: bool = False,
+    topics: int | None = None,
+) -> Iterator[TopicValues]:
+    """The per-topic values of consecutive chunks of topics of about `rows` run rows (by
+    default `CHUNK_ROWS`, or a `CHUNKS`th of a longer run) and at most `topics` topics,
+    one chunk at a time, for a caller that writes each chunk's values and keeps only
+    their `RunningMeans`."""
     _check_ranks(run, [c])
     if rows is None:
         length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
         rows = max(CHUNK_ROWS, -(-length // CHUNKS))
-    return merged([topic_values(p, c, spec, text) for p in prepare_chunks(qrels, run, rows)], c)
+    for make in chunk_makers(qrels, run, rows, topics):
+        yield topic_values(make(), c, spec, text)  # the chunk's Prepared freed before the yield
 
 
 def _check_ranks(run: Frame, conventions: Sequence[Convention]) -> None:
@@ -122,14 +140,7 @@ def merged(
     values are moved, measure by measure, so that they never exist twice."""
     notes = parts[0].notes
     for part in parts[1:]:
-        notes.run_topics_without_qrels += part.notes.run_topics_without_qrels
-        notes.qrels_topics_without_run += part.notes.qrels_topics_without_run
-        notes.duplicates_dropped += part.notes.duplicates_dropped
-        notes.non_numeric_docnos += part.notes.non_numeric_docnos
-        notes.shared_topics += part.notes.shared_topics
-        notes.retrieved += part.notes.retrieved
-        notes.retrieved_judged += part.notes.retrieved_judged
-        notes.topics_with_judged += part.notes.topics_with_judged
+        add_notes(notes, part.notes)
     values = {}
     for name in list(parts[0].values):
         pieces = [part.values.pop(name) for part in parts]
@@ -138,6 +149,18 @@ def merged(
     filled = np.concatenate([part.filled for part in parts])
     rel = [part.num_rel_all for part in parts]
     return values, topics, means_of(values, filled, None if rel[0] is None else sum(rel), c), notes
+
+
+def add_notes(notes: Notes, more: Notes) -> None:
+    """A later chunk's notes added to the earlier chunks' (not_computed is the same)."""
+    notes.run_topics_without_qrels += more.run_topics_without_qrels
+    notes.qrels_topics_without_run += more.qrels_topics_without_run
+    notes.duplicates_dropped += more.duplicates_dropped
+    notes.non_numeric_docnos += more.non_numeric_docnos
+    notes.shared_topics += more.shared_topics
+    notes.retrieved += more.retrieved
+    notes.retrieved_judged += more.retrieved_judged
+    notes.topics_with_judged += more.topics_with_judged
 
 
 def topic_values(p: Prepared, c: Convention, spec: MeasureSpec, text: bool = False) -> TopicValues:
@@ -204,21 +227,49 @@ def means_of(
     values: dict[str, np.ndarray], filled: np.ndarray, num_rel_all: float | None, c: Convention
 ) -> dict[str, float]:
     """The `all` values of per-topic `values` (topics in order; `filled` marks -c's topics
-    without results; `num_rel_all` -c's judgments of every qrels topic).
+    without results; `num_rel_all` -c's judgments of every qrels topic)."""
+    means = RunningMeans(c)
+    means.add(values, filled, num_rel_all)
+    return means.result()
+
+
+class RunningMeans:
+    """The `all` values of a run's topics added chunk by chunk, in topic order: the same
+    bits as all topics at once, without keeping their per-topic values.
 
     trec_eval 9 leaves -c's topics without results out of the sum and counts
     them in the divisor; trec_eval 10 adds their values in topic order. A text
     measure has none.
     """
-    missing, keep = 0, slice(None)
-    if c.missing_topics == "mean_only":
-        missing, keep = int(filled.sum()), ~filled
-    rel = None if num_rel_all is None else float(num_rel_all)
-    return {
-        name: measures.aggregate(name, array[keep], missing, rel)
-        for name, array in values.items()
-        if not measures.registry.is_text(name)
-    }
+
+    def __init__(self, c: Convention):
+        self.c = c
+        self.partial: dict[str, measures.registry.Partial] = {}
+        self.missing = 0
+        self.num_rel_all: float | None = None
+
+    def add(
+        self, values: dict[str, np.ndarray], filled: np.ndarray, num_rel_all: float | None
+    ) -> None:
+        """Add a chunk's per-topic values (the chunks in topic order; `filled` and
+        `num_rel_all` as `TopicValues` has them)."""
+        keep: slice | np.ndarray = slice(None)
+        if self.c.missing_topics == "mean_only":
+            self.missing += int(filled.sum())
+            keep = ~filled
+        if num_rel_all is not None:
+            self.num_rel_all = (self.num_rel_all or 0.0) + num_rel_all
+        for name, array in values.items():
+            if not measures.registry.is_text(name):
+                before = self.partial.get(name)
+                self.partial[name] = measures.registry.added(name, before, array[keep])
+
+    def result(self) -> dict[str, float]:
+        """The `all` value of every measure added."""
+        return {
+            name: measures.registry.finished(name, partial, self.missing, self.num_rel_all)
+            for name, partial in self.partial.items()
+        }
 
 
 def evaluate(

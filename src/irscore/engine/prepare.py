@@ -103,15 +103,20 @@ def prepare(qrels: Frame, run: Frame) -> Prepared:
     return next(prepare_chunks(qrels, run, None))
 
 
-def prepare_chunks(qrels: Frame, run: Frame, rows: int | None) -> Iterator[Prepared]:
+def prepare_chunks(
+    qrels: Frame, run: Frame, rows: int | None, topics: int | None = None
+) -> Iterator[Prepared]:
     """`prepare` for consecutive ranges of topics of about `rows` run rows each (all at
-    once when None), one after the other."""
-    return (make() for make in chunk_makers(qrels, run, rows))
+    once when None) and at most `topics` topics, one after the other."""
+    return (make() for make in chunk_makers(qrels, run, rows, topics))
 
 
-def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[], Prepared]]:
+def chunk_makers(
+    qrels: Frame, run: Frame, rows: int | None, topics: int | None = None
+) -> list[Callable[[], Prepared]]:
     """Functions that each `prepare` one range of consecutive topics of about `rows` run
-    rows (one range when None), so that chunks can be built one at a time or on two
+    rows (one range when None) and at most `topics` topics (any number when None), so
+    that chunks can be built one at a time or on two
     threads (their work is numpy's and Arrow's, which let go of the GIL). Each chunk
     keeps every topic's label and code but only its topics' qrels and run rows;
     `run_rows` maps its rows back to the run's lines. A subtopic qrels is joined as each
@@ -119,14 +124,16 @@ def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[]
     subtopics = Subtopics(qrels)
     if has_subtopics(qrels):
         qrels = collapsed(qrels.frame() if isinstance(qrels, trec.Records) else qrels)
-    (q_topic, r_topic), topics = _shared_codes(_labelled(qrels, "topic"), _labelled(run, "topic"))
-    labels = np.array(topics.to_pylist(), dtype=object)
+    (q_topic, r_topic), names = _shared_codes(_labelled(qrels, "topic"), _labelled(run, "topic"))
+    labels = np.array(names.to_pylist(), dtype=object)
     q_docno, r_docno = _docnos(qrels, run)
     q_grade = _numbers(qrels, "grade", np.int64)
     r_score, r_rank = _numbers(run, "score", np.float64), _column(run, "rank")
     source = run.source if isinstance(run, trec.Records) else str(run.attrs.get("source", "run"))
     skipped = run.skipped if isinstance(run, trec.Records) else run.attrs.get("skipped")
-    if rows is None or len(r_topic) <= rows:
+    rows = rows or max(len(r_topic), 1)
+    topics = topics or max(len(labels), 1)
+    if len(r_topic) <= rows and len(labels) <= topics:
         whole = (q_topic, q_docno, q_grade), (r_topic, r_docno, r_score, r_rank)
         return [
             lambda: _prepared(
@@ -136,7 +143,7 @@ def chunk_makers(qrels: Frame, run: Frame, rows: int | None) -> list[Callable[[]
     # Consecutive topic codes, about `rows` run rows each; a chunk's rows in file order.
     per_topic = np.cumsum(arrays.counts(r_topic, len(labels)))
     ends = np.searchsorted(per_topic, np.arange(rows, len(r_topic), rows), "right")
-    bounds = np.unique(np.r_[ends, len(labels)])
+    bounds = np.unique(np.r_[ends, np.arange(topics, len(labels), topics), len(labels)])
     chunk_of = np.repeat(np.arange(len(bounds)), np.diff(np.r_[0, bounds]))
     chunk_of = chunk_of.astype(np.min_scalar_type(len(bounds)))  # a byte a row, mostly
     q_chunk, r_chunk = chunk_of[q_topic], chunk_of[r_topic]

@@ -520,23 +520,42 @@ def aggregate(
     product (m_gm_map.c, meas_avg.c). `num_rel_all_qrels` is -c's `all` num_rel: the
     grade > 0 judgments of every qrels topic, whatever the relevance level.
     """
+    return finished(name, added(name, None, values), missing, num_rel_all_qrels)
+
+
+Partial = tuple[int, float | None]  # topics added so far, and their running sum (or None)
+
+
+def added(name: str, partial: Partial | None, values: np.ndarray) -> Partial:
+    """`partial` (of the topics before, or None) with the next topics' values added in
+    order: what `aggregate` needs of them, so a run's topics can be added chunk by chunk
+    and give the same bits as all at once."""
+    count, total = partial or (0, None)
+    if family_of(name).aggregate == "geometric":
+        values = np.log(np.maximum(values, MIN_GEO_MEAN))
+    if len(values):
+        head = values if total is None else np.concatenate(([total], values))
+        total = float(np.cumsum(head, dtype=np.float64)[-1])  # left to right, as `+=`
+    return count + len(values), total
+
+
+def finished(
+    name: str, partial: Partial | None, missing: int = 0, num_rel_all_qrels: float | None = None
+) -> float:
+    """`aggregate`'s value from the `added` topics (`missing` and `num_rel_all_qrels` as
+    there)."""
+    count, total = partial or (0, None)
     how = family_of(name).aggregate
-    n = len(values) + missing
+    n = count + missing
+    total = 0.0 if total is None else total
     if how == "count":
         return float(n)
     if how == "relevant" and num_rel_all_qrels is not None:
         return num_rel_all_qrels
     if how in ("sum", "relevant"):
-        return _sequential_sum(values)
+        return total
     if n == 0:
         return 0.0
     if how == "geometric":
-        logs = np.log(np.maximum(values, MIN_GEO_MEAN))
-        total = _sequential_sum(logs) + missing * np.log(MIN_GEO_MEAN)
-        return float(np.exp(total / n))
-    return _sequential_sum(values) / n
-
-
-def _sequential_sum(values: np.ndarray) -> float:
-    """values[0] + values[1] + ... in this order (np.cumsum adds left to right)."""
-    return float(np.cumsum(values, dtype=np.float64)[-1]) if len(values) else 0.0
+        return float(np.exp((total + missing * np.log(MIN_GEO_MEAN)) / n))
+    return total / n
