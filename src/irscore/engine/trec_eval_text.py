@@ -18,7 +18,7 @@ import numpy as np
 
 from irscore.engine.measures.registry import has_topic_rows, is_integer, is_text, printed_per_topic
 
-BLOCK_BYTES = 1 << 22  # the byte matrix of one block of topics: 4 MiB, however many
+BLOCK_BYTES = 1 << 20  # the byte matrix of one block of topics: 1 MiB (a few copies live)
 DIGITS = np.frombuffer(b"0123456789", np.uint8)
 
 
