@@ -103,6 +103,38 @@ def test_duplicate_document_and_unknown_measure_exit_2(tmp_path):
     assert status == 2 and out == "" and "unknown measure" in err
 
 
+def test_an_error_in_a_later_chunk_of_topics_prints_nothing(tmp_path, monkeypatch):
+    """Scored one topic a chunk, topics 1 and 2 are written to the spool before topic 3's
+    repeated document stops the command: nothing reaches standard output, and the
+    error names the repeat's line (6, first on line 5)."""
+    import tempfile
+
+    from irscore.engine import evaluate
+
+    monkeypatch.setattr(evaluate, "CHUNK_TOPICS", 1)
+    spooled, temporary_file = [], tempfile.TemporaryFile
+
+    def recorded(*args, **kwargs):
+        spool = temporary_file(*args, **kwargs)
+        write = spool.write
+        spool.write = lambda block: spooled.append(bytes(block)) or write(block)
+        return spool
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", recorded)
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1\n2 0 c 1\n3 0 e 1\n")
+    lines = ["1 Q0 a 1 2 r", "1 Q0 b 2 1 r", "2 Q0 c 1 2 r", "2 Q0 d 2 1 r", "3 Q0 e 1 2 r"]
+    run.write_text("\n".join([*lines, "3 Q0 e 2 1 r"]) + "\n")
+    status, out, err = run_cli("evaluate", "-q", "-m", "map", str(qrels), str(run))
+    assert status == 2 and out == ""
+    assert f"{run}:6: document e appears more than once for topic 3 (first on line 5)" in err
+    assert [block.split(b"\t")[1] for block in spooled] == [b"1", b"2"]  # one topic a chunk
+    run.write_text("\n".join(lines) + "\n")  # without the repeat: every topic, in order
+    status, out, err = run_cli("evaluate", "-q", "-m", "map", str(qrels), str(run))
+    assert status == 0
+    assert [line.split("\t")[1] for line in out.splitlines()] == ["1", "2", "3", "all"]
+
+
 def test_python_dash_m_irscore(tmp_path):
     qrels, run = tmp_path / "q", tmp_path / "r"
     qrels.write_text("1 0 a 1\n1 0 b 0\n")
