@@ -4,6 +4,8 @@ chunk's sum is carried into the next, never added as a separate total."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,7 +22,7 @@ def _chunked(values: np.ndarray, filled: np.ndarray, cuts: list[int], c, rel) ->
     """RunningMeans of `values` (one array for every name) cut at `cuts`."""
     means = RunningMeans(c)
     bounds = [0, *sorted(cuts), len(values)]
-    for a, b in zip(bounds, bounds[1:], strict=False):
+    for a, b in itertools.pairwise(bounds):
         part_rel = None if rel is None else float(b - a)  # each chunk's judgments: its size
         means.add({n: values[a:b] for n in NAMES}, filled[a:b], part_rel)
     return means.result()

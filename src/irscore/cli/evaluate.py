@@ -183,36 +183,45 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
 
 def _streamed_text(qrels, run, c, g, args: argparse.Namespace, runid: str) -> tuple:
     """(trec_eval's text of one run under one group of measures, the `Notes`), scored a
-    chunk of topics at a time (`CHUNK_TOPICS` topics at most): each chunk's per-topic
-    lines go to a spool file and only the running means are kept, so a run of 100,000
-    topics holds one chunk's values, not every topic's. The text is read back once
-    every chunk is scored: an error leaves nothing half-printed."""
-    import tempfile
-
+    chunk of topics at a time (`CHUNK_TOPICS` topics at most). With several chunks, each
+    chunk's per-topic lines go to a spool file as it is scored and only the running
+    means are kept, so a run of 100,000 topics holds one chunk's values, not every
+    topic's; the text is read back once every chunk is scored, so an error leaves
+    nothing half-printed. A run of one chunk is formatted as it is written."""
     from irscore.engine import trec_eval_text
-    from irscore.engine.evaluate import CHUNK_TOPICS, RunningMeans, add_notes, iter_topic_values
+    from irscore.engine.evaluate import CHUNK_TOPICS, RunningMeans, add_notes, topic_value_makers
     from irscore.engine.measures.groups import rename
 
-    means, notes = RunningMeans(c), None
-    spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by _read_back, or below)
+    makers = topic_value_makers(qrels, run, c, g.spec, text=True, topics=CHUNK_TOPICS)
+    means, notes, body = RunningMeans(c), None, []
+    spool = None
+    if len(makers) > 1:
+        import tempfile
+
+        spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by _read_back, or below)
     try:
-        for part in iter_topic_values(qrels, run, c, g.spec, text=True, topics=CHUNK_TOPICS):
+        for make in makers:
+            part = make()
             if args.q:
                 printed = set(part.topics.tolist())
                 if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
                     printed -= set(part.notes.qrels_topics_without_run)
                 values = rename(part.values, g.renames)
-                for block in trec_eval_text.lines(
+                text = trec_eval_text.lines(
                     values, part.topics, {}, None, True, summary=False, printed_topics=printed
-                ):
-                    spool.write(block)
+                )
+                if spool is None:
+                    body.append(text)
+                else:
+                    spool.writelines(text)
             means.add(part.values, part.filled, part.num_rel_all)
             if notes is None:
                 notes = part.notes
             else:
                 add_notes(notes, part.notes)
     except BaseException:
-        spool.close()
+        if spool is not None:
+            spool.close()
         raise
     summary = trec_eval_text.lines(
         {},
@@ -222,7 +231,8 @@ def _streamed_text(qrels, run, c, g, args: argparse.Namespace, runid: str) -> tu
         per_topic=False,
         summary=not args.n,
     )
-    return itertools.chain(_read_back(spool), summary), notes
+    text = _read_back(spool) if spool is not None else itertools.chain.from_iterable(body)
+    return itertools.chain(text, summary), notes
 
 
 def _read_back(spool: BinaryIO) -> Iterator[bytes]:

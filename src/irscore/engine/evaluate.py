@@ -8,8 +8,9 @@ joins. The table's layout and files are `irscore.engine.long_table`'s.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -102,10 +103,10 @@ def evaluate_records(
     """`evaluate_one(prepare(qrels, run), c, spec, text)` in chunks of topics of about `rows`
     run rows (by default `CHUNK_ROWS`, or a `CHUNKS`th of a longer run): what is built
     per row then lives for one chunk, so a run needs little more memory than its records."""
-    return merged(list(iter_topic_values(qrels, run, c, spec, rows, text)), c)
+    return merged([make() for make in topic_value_makers(qrels, run, c, spec, rows, text)], c)
 
 
-def iter_topic_values(
+def topic_value_makers(
     qrels: Frame,
     run: Frame,
     c: Convention,
@@ -113,17 +114,20 @@ def iter_topic_values(
     rows: int | None = None,
     text: bool = False,
     topics: int | None = None,
-) -> Iterator[TopicValues]:
-    """The per-topic values of consecutive chunks of topics of about `rows` run rows (by
-    default `CHUNK_ROWS`, or a `CHUNKS`th of a longer run) and at most `topics` topics,
-    one chunk at a time, for a caller that writes each chunk's values and keeps only
-    their `RunningMeans`."""
+) -> list[Callable[[], TopicValues]]:
+    """Functions that each give the per-topic values of one chunk of consecutive topics
+    of about `rows` run rows (by default `CHUNK_ROWS`, or a `CHUNKS`th of a longer run)
+    and at most `topics` topics, in topic order: for a caller that writes each chunk's
+    values and keeps only their `RunningMeans`. Each chunk's `Prepared` is freed once
+    its values are made."""
     _check_ranks(run, [c])
     if rows is None:
         length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
         rows = max(CHUNK_ROWS, -(-length // CHUNKS))
-    for make in chunk_makers(qrels, run, rows, topics):
-        yield topic_values(make(), c, spec, text)  # the chunk's Prepared freed before the yield
+    return [
+        partial(lambda make: topic_values(make(), c, spec, text), make)
+        for make in chunk_makers(qrels, run, rows, topics)
+    ]
 
 
 def _check_ranks(run: Frame, conventions: Sequence[Convention]) -> None:
