@@ -33,7 +33,7 @@ report: results
 # slow modules come first (tests/conftest.py); a module whose fixture is a workflow run
 # or a server is one group, run by one worker, so that the fixture is built once.
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -n $(CORES) --dist loadgroup
+	$(VENV)/bin/python -m pytest -n $(CORES) --dist loadfile --no-loadscope-reorder
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

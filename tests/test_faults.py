@@ -1,8 +1,9 @@
 """Fault injection: every fault ends in the clean run's bytes or in a clear failure.
 
 On the tiny corpus of test_workflow.py (two retrievers), `make results` (the runner
-irscore.pipeline.workflow_runner, which the Makefile calls) runs once from clean; each test
-copies that folder, injects one fault (a truncated or edited file, a changed raw
+irscore.pipeline.workflow_runner, which the Makefile calls) runs once from clean (the
+session's tiny_workflow, shared with other modules; tests/conftest.py); each test copies
+that folder, injects one fault (a truncated or edited file, a changed raw
 file, a kill, a second run at the same time) and checks that the next run either
 gives the clean run's files byte for byte or fails with a message naming the
 problem, and never exits 0 with other numbers.
@@ -23,15 +24,14 @@ import pytest
 import yaml
 from doc_pages import page
 from doc_pages import section as doc_section
-from test_report_workflow import tree, two_retrievers
-from test_workflow import REPO, SNAKEMAKE, copy_workflow, write_corpus
+from test_report_workflow import tree
+from test_workflow import REPO, SNAKEMAKE
 
 from irscore.pipeline import data
 from irscore.pipeline.integrity import write_record
 from irscore.pipeline.workflow_runner import recover
 
-# One worker runs this module (make test: --dist loadgroup): its module fixture is built once.
-pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group("faults")]
+pytestmark = pytest.mark.workflow
 RUNNER = [sys.executable, "-m", "irscore.pipeline.workflow_runner"]
 
 
@@ -70,20 +70,11 @@ def results(workdir: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory) -> tuple[Path, Path, dict[str, bytes]]:
-    """The raw corpus, the workflow folder after a clean `make results`, and its files."""
-    root = tmp_path_factory.mktemp("faults")
-    pins = write_corpus(root / "raw")
-    workdir = root / "clean"
-    copy_workflow(workdir)
-    two_retrievers(workdir)
-    config = yaml.safe_load((workdir / "config.yaml").read_text())
-    config["cranfield_sha256"] = pins
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    done = make_results(workdir, root / "raw")
-    assert done.returncode == 0, done.stdout + done.stderr
-    (root / "clean-run.out").write_text(done.stdout)
-    return root / "raw", workdir, results(workdir)
+def clean(tiny_workflow, tmp_path_factory) -> tuple[Path, Path, dict[str, bytes]]:
+    """The raw corpus, this module's copy of the folder after a clean `make results` (the
+    session's tiny_workflow, tests/conftest.py), and its files."""
+    workdir = tiny_workflow.copy(tmp_path_factory.mktemp("faults") / "clean")
+    return tiny_workflow.raw, workdir, results(workdir)
 
 
 @pytest.fixture
@@ -117,9 +108,9 @@ def test_the_clean_run_prints_one_line_per_job(clean):
     assert "summary.md" in files and "records/summary.json" in files
 
 
-def test_the_clean_run_counts_the_jobs_that_run(clean):
+def test_the_clean_run_counts_the_jobs_that_run(tiny_workflow):
     """[1/N] .. [N/N], then Done: the target rule `all`, which runs nothing, is not one."""
-    lines = (clean[0].parent / "clean-run.out").read_text().splitlines()
+    lines = tiny_workflow.output.splitlines()
     counted = [re.match(r"\[ *(\d+)/(\d+)\] \w+", line) for line in lines[:-1]]
     assert all(counted), lines
     assert [int(match[1]) for match in counted] == list(range(1, len(counted) + 1))

@@ -1,12 +1,12 @@
 """Two clean runs of the workflow give the same bytes, and the report reads in Chromium.
 
-Runs the whole workflow on the tiny corpus of test_workflow.py (with two of the
-configured retrievers, to stay fast), deletes results/ and runs it again, and
-compares every file under results/. Then writes the Snakemake report as `make
-report` does and opens it in headless Chromium (skipped, saying so, when no
-Chromium is installed): the start page, and every entry clicked open as a reader
-does (tests/browser.py), must display, fit a 1400-pixel window and keep all text in
-view. IRSCORE_REPORT_SHOTS=FOLDER keeps the screenshots of each entry there.
+Takes the whole workflow's run on the tiny corpus of test_workflow.py (with two of the
+configured retrievers, to stay fast; the session's tiny_workflow, tests/conftest.py),
+runs it again from clean in a copy, and compares every file under results/. Then
+writes the Snakemake report as `make report` does and opens it in headless Chromium
+(skipped, saying so, when no Chromium is installed): the start page, and every entry
+clicked open as a reader does (tests/browser.py), must display, fit a 1400-pixel window
+and keep all text in view. IRSCORE_REPORT_SHOTS=FOLDER keeps the screenshots of each entry there.
 benchmarks/reproducibility.py runs the whole configured workflow twice on Cranfield.
 """
 
@@ -26,15 +26,12 @@ import browser
 import matplotlib.image
 import pytest
 import yaml
-from test_workflow import copy_workflow, snakemake, write_corpus
+from test_workflow import snakemake
 
 from irscore.report import layout
 
 BROWSERS = browser.NAMES
 CHROMIUM_FLAGS = (*browser.HEADLESS, "--window-size=1400,1000", "--virtual-time-budget=5000")
-
-# One worker runs this module (make test: --dist loadgroup): its module fixture is built once.
-pytestmark = pytest.mark.xdist_group("report_workflow")
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -63,27 +60,29 @@ def two_retrievers(workdir: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> tuple[Path, list[dict[str, bytes]]]:
-    """The tiny workflow's directory, and its results/ after each of two clean runs."""
-    root = tmp_path_factory.mktemp("report")
-    pins = write_corpus(root / "raw")
-    workdir = root / "workflow"
-    copy_workflow(workdir)
-    two_retrievers(workdir)
-    trees = []
-    for _ in range(2):
-        shutil.rmtree(workdir / "results", ignore_errors=True)
-        snakemake(workdir, root / "raw", pins)
-        trees.append(tree(workdir / "results"))
+def runs(tiny_workflow, tmp_path_factory) -> tuple[Path, list[dict[str, bytes]]]:
+    """The tiny workflow's directory, and its results/ after each of two clean runs: the
+    session's `make results` (tiny_workflow, tests/conftest.py; without the log of the
+    runner's own, which holds times), then Snakemake again from clean in a copy."""
+    workdir = tiny_workflow.copy(tmp_path_factory.mktemp("report") / "workflow")
+    # The first run's files as if it had run here: the export's log names its folder.
+    here = (bytes(tiny_workflow.workdir), bytes(workdir))
+    first = {k: v.replace(*here) for k, v in tree(tiny_workflow.workdir / "results").items()}
+    del first["logs/workflow.log"]  # the runner's: Snakemake alone writes no such file
+    shutil.rmtree(workdir / "results")
+    pins = yaml.safe_load((workdir / "config.yaml").read_text())["cranfield_sha256"]
+    snakemake(workdir, tiny_workflow.raw, pins)
+    second = tree(workdir / "results")
     made = subprocess.run(  # what `make report` runs
         [sys.executable, "-m", "irscore.pipeline.workflow_runner", "-d", str(workdir), "--report"],
+        env={**os.environ, "CRANFIELD_DIR": str(tiny_workflow.raw)},  # the pinned copy
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert made.returncode == 0, made.stdout + made.stderr
     (workdir / "make-report.out").write_text(made.stdout)
-    return workdir, trees
+    return workdir, [first, second]
 
 
 @pytest.mark.workflow
