@@ -29,9 +29,9 @@ results: $(STAMP)
 report: results
 	@$(VENV)/bin/python -m irscore.pipeline.workflow_runner --report
 
-# On $(CORES) worker processes (pytest-xdist): the workflow tests wait on Snakemake. The
-# slow modules come first (tests/conftest.py); a module whose fixture is a workflow run
-# or a server is one group, run by one worker, so that the fixture is built once.
+# On $(CORES) worker processes (pytest-xdist): the workflow tests wait on Snakemake. Each
+# module goes whole to one worker, so that its module fixtures are built once; the slow
+# modules first, in tests/conftest.py's order (--no-loadscope-reorder keeps it).
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -n $(CORES) --dist loadfile --no-loadscope-reorder
 

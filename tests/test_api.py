@@ -34,6 +34,8 @@ from irscore.engine.conventions import Convention, ConventionError
 from irscore.engine.inputs import InputError
 from irscore.engine.measures import MeasureError
 
+pytestmark = pytest.mark.slow  # started early (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[1]
 IRSCORE = [sys.executable, "-m", "irscore"]
 QRELS = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}}

@@ -17,6 +17,8 @@ from irscore.engine.measures import MeasureSpec
 from irscore.engine.prepare import prepare
 from irscore.engine.rank import DuplicateDocumentError, rank
 
+pytestmark = pytest.mark.slow  # started early (tests/conftest.py)
+
 GRID = conventions_from_config(
     {**DEFAULT_GRID, "grades_cleverdon": {"grades": "cranfield_cleverdon"}}
 )

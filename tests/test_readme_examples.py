@@ -1,7 +1,8 @@
 """Every command the README and docs/ show with their output prints that output, on Cranfield.
 
-The workflow's data and its BIM and TF-IDF runs are made in a copy (the README's
-examples read results/data/qrels.txt and results/runs/{bim,tfidf,bm25,ql}.run); then each
+The workflow's data and its bim, tfidf, bm25 and ql runs are made once for the session
+(cranfield_runs, tests/conftest.py) and copied here (the README's examples read
+results/data/qrels.txt and results/runs/{bim,tfidf,bm25,ql}.run); then each
 `$ command` line of the README's sh blocks is run there and its stdout must be
 the lines the README shows under it, byte for byte.
 """
@@ -16,13 +17,8 @@ from pathlib import Path
 
 import pytest
 from doc_pages import everything
-from test_data import PINS, local_copy
-from test_workflow import copy_workflow, snakemake
 
 IRSCORE = Path(sys.executable).parent / "irscore"
-
-# One worker runs this module (make test: --dist loadgroup): its module fixture is built once.
-pytestmark = pytest.mark.xdist_group("readme_examples")
 
 
 def examples() -> list[tuple[str, str]]:
@@ -36,13 +32,10 @@ def examples() -> list[tuple[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("readme") / "workflow"
-    copy_workflow(folder)
-    runs = ("bim", "tfidf", "bm25", "ql")  # the workbench's examples compare all four
-    targets = ["results/data/qrels.txt", *(f"results/runs/{run}.run" for run in runs)]
-    snakemake(folder, Path(local_copy()), PINS, *targets)
-    return folder
+def workdir(cranfield_runs, tmp_path_factory) -> Path:
+    """A copy of the session's workflow folder with Cranfield's export and the bim, tfidf,
+    bm25 and ql runs (tests/conftest.py): the examples write under its results/."""
+    return cranfield_runs.copy(tmp_path_factory.mktemp("readme") / "workflow")
 
 
 def test_the_readme_shows_examples_with_their_output():

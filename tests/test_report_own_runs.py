@@ -18,8 +18,7 @@ from irscore.pipeline.analyzers import Analyzer
 from irscore.pipeline.exports import read_docs, read_queries
 from irscore.pipeline.retrieve import retrieve
 
-# One worker runs this module (make test: --dist loadgroup): its module fixture is built once.
-pytestmark = pytest.mark.xdist_group("report_own_runs")
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

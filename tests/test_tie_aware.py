@@ -21,6 +21,8 @@ from irscore.engine.evaluate import evaluate
 from irscore.engine.measures import MeasureSpec
 from irscore.engine.measures.registry import EXPECTED_FAMILIES as FAMILIES
 
+pytestmark = pytest.mark.slow  # started early (tests/conftest.py)
+
 SPEC = MeasureSpec(
     P=(1, 2, 3, 5),
     recall=(1, 3, 5),

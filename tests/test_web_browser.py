@@ -21,10 +21,9 @@ from web_server import serving
 from irscore.cli import main
 from irscore.web.presets import PRESETS
 
-# One worker runs this module (make test: --dist loadgroup): its module fixture is built once.
 pytestmark = [
     pytest.mark.skipif(browser.find() is None, reason="no Chromium on the PATH"),
-    pytest.mark.xdist_group("web_browser"),
+    pytest.mark.slow,
 ]
 SHOTS = Path(tempfile.gettempdir()) / "irscore-serve-shots"
 PHONE = (390, 844)
