@@ -163,16 +163,26 @@ FLOOR = {
 }
 
 
-def floor(repeat: int) -> dict[str, dict[str, float]]:
-    """The start-up floor: median wall and largest peak of each step of `FLOOR`."""
-    samples = interleaved(FLOOR, max(repeat, 5))
-    return {step: {"wall": s.wall, "peak": s.peak} for step, s in samples.items()}
+FLOOR_SHAPE = "dl"  # whose rounds the floor is timed in: the shape it explains, same load
 
 
-def floor_line(steps: dict[str, dict[str, float]]) -> str:
+def floor(samples: dict[str, Samples], shape: str | None) -> dict:
+    """The start-up floor from `FLOOR`'s samples: each step's walls, median and largest
+    peak, and the shape whose rounds they were timed in (None: on their own)."""
+    steps = {
+        step: {"walls": s.walls, "wall": s.wall, "peak": s.peak} for step, s in samples.items()
+    }
+    return {"shape": shape, "steps": steps}
+
+
+def floor_line(floor: dict) -> str:
     """The start-up floor as one sentence."""
+    steps = floor["steps"]
     cells = [f"{step} {f['wall']:.3f} s, {f['peak']:.0f} MiB" for step, f in steps.items()]
-    return "Start-up before any input is read (medians of at least 5): " + "; ".join(cells) + "."
+    times = min(len(f["walls"]) for f in steps.values())
+    where = f"timed in the rounds of `{floor['shape']}`" if floor["shape"] else "timed alone"
+    where += f", medians of {times}"
+    return f"Start-up before any input is read ({where}): " + "; ".join(cells) + "."
 
 
 def trec_eval_command(trec_eval: str, flags: list[str], inputs: Inputs) -> list[str]:
@@ -242,7 +252,11 @@ def evaluate_shape(shape: Shape, inputs: Inputs, trec_eval: str | None, args, fo
         tools["trec_eval"] = trec_eval_command(trec_eval, TIMED, inputs)
     if inputs.lines <= args.pytrec_max_lines:
         tools["pytrec_eval"] = pytrec_command(inputs.qrels, inputs.runs, ["all_trec"])
+    if shape.name == FLOOR_SHAPE:
+        tools.update(FLOOR)
     samples, result["failures"] = measured(tools, args.repeat)
+    if shape.name == FLOOR_SHAPE:
+        result["floor"] = floor({step: samples.pop(step) for step in FLOOR}, shape.name)
     result["tools"] = {
         name: {"walls": s.walls, "peaks": s.peaks, "wall": s.wall, "peak": s.peak}
         for name, s in samples.items()
@@ -341,7 +355,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
             inputs = shape.build(folder, args.quick)
             results.append(evaluate_shape(shape, inputs, trec_eval, args, folder))
             print(row(results[-1]), flush=True)
-        steps = floor(args.repeat)
+        steps = next((result.pop("floor") for result in results if "floor" in result), None)
+        if steps is None:  # its shape was not measured: on its own
+            steps = floor(interleaved(FLOOR, args.repeat), None)
         print("\n" + floor_line(steps), flush=True)
         api = []
         if not args.no_api:

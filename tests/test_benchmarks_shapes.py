@@ -138,18 +138,20 @@ def test_quick_matrix_checks_times_and_writes_json(bench, tmp_path, capsys):
     if not TREC_EVAL.exists():
         pytest.skip(f"no {TREC_EVAL}")
     out = tmp_path / "shapes.json"
-    argv = ["--quick", "--only", "beir,dl100runs", "--repeat", "1", "--no-api"]
+    argv = ["--quick", "--only", "dl,beir,dl100runs", "--repeat", "1", "--no-api"]
     results = bench[1].main([*argv, "--out", str(out), "--folder", str(tmp_path / "in")])
-    assert [r["shape"] for r in results] == ["beir", "dl100runs"]
+    assert [r["shape"] for r in results] == ["dl", "beir", "dl100runs"]
     figures = json.loads(out.read_text())
     assert figures["shapes"] == results
-    steps = figures["floor"]  # the start-up floor: each step costs more than the one before
-    assert list(steps) == list(bench[1].FLOOR)
+    floor = figures["floor"]  # the start-up floor, timed in TREC DL's rounds
+    assert floor["shape"] == "dl" and list(floor["steps"]) == list(bench[1].FLOOR)
+    steps = floor["steps"]  # each step costs more than the one before
     assert 0 < steps["Python"]["peak"] < steps["+ numpy and pyarrow"]["peak"]
+    assert "timed in the rounds of `dl`" in bench[1].floor_line(floor)
     for result in results:
         assert set(result["identity"].values()) == {"identical"}, result["identity"]
         assert set(result["tools"]) == {"irscore", "trec_eval", "pytrec_eval"}
         assert not result["failures"] and result["ratio"] > 0
-    assert results[1]["runs"] == 5
+    assert results[2]["runs"] == 5
     table = capsys.readouterr().out
-    assert table.count("| identical | identical |") == 2
+    assert table.count("| identical | identical |") == 3
