@@ -10,7 +10,7 @@ one chunk at a time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
@@ -100,15 +100,7 @@ def prepare(qrels: Frame, run: Frame) -> Prepared:
     The grades are joined by one sort of (topic, docno), as trec_eval sorts
     each topic's documents (`irscore.engine.joins`).
     """
-    return next(prepare_chunks(qrels, run, None))
-
-
-def prepare_chunks(
-    qrels: Frame, run: Frame, rows: int | None, topics: int | None = None
-) -> Iterator[Prepared]:
-    """`prepare` for consecutive ranges of topics of about `rows` run rows each (all at
-    once when None) and at most `topics` topics, one after the other."""
-    return (make() for make in chunk_makers(qrels, run, rows, topics))
+    return chunk_makers(qrels, run, None)[0]()
 
 
 def chunk_makers(
@@ -116,8 +108,8 @@ def chunk_makers(
 ) -> list[Callable[[], Prepared]]:
     """Functions that each `prepare` one range of consecutive topics of about `rows` run
     rows (one range when None) and at most `topics` topics (any number when None), so
-    that chunks can be built one at a time or on two
-    threads (their work is numpy's and Arrow's, which let go of the GIL). Each chunk
+    that chunks can be built one at a time or on two threads (their work is numpy's
+    and Arrow's, which let go of the GIL). Each chunk
     keeps every topic's label and code but only its topics' qrels and run rows;
     `run_rows` maps its rows back to the run's lines. A subtopic qrels is joined as each
     document's highest grade; its subtopics go to the diversity measures whole."""
