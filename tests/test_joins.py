@@ -115,11 +115,17 @@ def test_coded_docnos_join_as_the_strings_do():
 
 
 def test_packed_keys_order_as_strcmp_by_hand():
-    # Bytes used: "1" and "9" and "a": base 4 (NUL padding is digit 0, then 1, 9, a as
-    # 1, 2, 3), width 2. "1" -> 1*4 + 0 = 4, "19" -> 1*4 + 2 = 6, "9" -> 2*4 = 8,
-    # "a" -> 3*4 = 12; topic 1 adds 1 * 4^2 = 16. So "1" < "19" < "9" < "a", as strcmp.
+    # Bytes "1" (49) to "a" (97): digits are the distance from "1" plus one, so "1" -> 1,
+    # "9" -> 9, "a" -> 49, and NUL padding is 0: base 97 - 49 + 2 = 50, width 2.
+    # "1" -> 1*50 + 0 = 50, "19" -> 1*50 + 9 = 59, "9" -> 9*50 = 450, "a" -> 49*50 = 2450;
+    # topic 1 adds 1 * 50^2 = 2500. So "1" < "19" < "9" < "a", as strcmp.
     key = joins._packed(np.array([0, 0, 0, 0, 1]), pa.array(["9", "19", "1", "a", "1"]))
-    assert key.tolist() == [8, 6, 4, 12, 20]
+    assert key.tolist() == [450, 59, 50, 2450, 2550]
+    # "!" (33) to "~" (126) is base 95, and 95^10 > 2^64: the bytes present, "!" -> 1 and
+    # "~" -> 2, give base 3 instead. "!~!~!~!~!~" -> 1,2,1,2,... in base 3 = 36905;
+    # "~" -> 2 * 3^9 = 39366.
+    key = joins._packed(np.array([0, 0]), pa.array(["!~" * 5, "~"]))
+    assert key.tolist() == [36905, 39366]
     # A NUL byte, or more than 64 bits of (topic, docno), leaves the strings to Arrow.
     assert joins._packed(np.array([0]), pa.array(["a\x00"])) is None
     long = "".join(chr(33 + i) for i in range(90))  # 91 digits a place, 90 places

@@ -151,10 +151,9 @@ def _sorted(topic: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray,
 
 def _packed(topic: np.ndarray, docno: pa.Array) -> np.ndarray | None:
     """(topic, docno) as one unsigned integer a row that orders as the pair does: the
-    topic code in the high bits, then the docno's bytes as digits in the base of the
-    bytes it uses (NUL padding a digit below them all, so a shorter prefix comes
-    first, as strcmp has it). None when that needs more than 64 bits, or a docno
-    holds a NUL byte."""
+    topic code in the high bits, then the docno's bytes as digits (NUL padding a digit
+    below them all, so a shorter prefix comes first, as strcmp has it). None when that
+    needs more than 64 bits, or a docno holds a NUL byte."""
     n = len(docno)
     if n == 0:
         return None
@@ -163,29 +162,49 @@ def _packed(topic: np.ndarray, docno: pa.Array) -> np.ndarray | None:
     data = docno.buffers()[2]
     text = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
     text = text[offsets[0] : offsets[-1]]
-    present = np.zeros(256, dtype=bool)
-    present[text] = True
-    if present[0]:
-        return None
-    base, width = int(present.sum()) + 1, int(lengths.max())
     topics = int(topic.max()) + 1 if len(topic) else 1
-    if topics * base**width > 2**64:
+    width = int(lengths.max())
+    coded = _digits(text, topics, width)
+    if coded is None:
         return None
-    digit = np.zeros(256, dtype=np.uint64)
-    digit[present] = np.arange(1, base, dtype=np.uint64)
+    digits, base = coded
+    digits = np.concatenate((digits, np.zeros(width, np.uint8)))  # no gather runs past
+    shortest = int(lengths.min())
     key = topic.astype(np.uint64)
-    starts = offsets[:-1] - offsets[0]
-    last = max(len(text) - 1, 0)
+    starts = (offsets[:-1] - offsets[0]).astype(np.intp)
     for first in range(0, n, _PACK_ROWS):  # in slices: the temporaries stay small
         rows = slice(first, first + _PACK_ROWS)
         part, begin, length = key[rows], starts[rows], lengths[rows]
         for place in range(width):  # Horner's rule, one byte place a pass
-            at = np.minimum(begin + place, last)
-            value = digit[text[at]]
-            value[length <= place] = 0  # past the end: the NUL pad, below every byte
+            value = digits[begin + place]
+            if place >= shortest:
+                value[length <= place] = 0  # past the end: the NUL pad, below every byte
             part *= np.uint64(base)
             part += value
     return key
+
+
+def _digits(text: np.ndarray, topics: int, width: int) -> tuple[np.ndarray, int] | None:
+    """Each byte of the docnos as a digit from 1 and the base of those digits (0 is the
+    NUL pad), so that `topics` x base**width keys fit in 64 bits; or None. Bytes are
+    digits by their distance from the smallest (two reductions and a subtraction), or,
+    when that base is too large, by their rank among the bytes present."""
+    if len(text) == 0:
+        return text, 1
+    low, high = int(text.min()), int(text.max())
+    if low == 0:
+        return None  # a NUL byte: strcmp's strings end there
+    base = high - low + 2
+    if topics * base**width <= 2**64:
+        return text - np.uint8(low - 1), base
+    present = np.zeros(256, dtype=bool)
+    present[text] = True
+    base = int(present.sum()) + 1
+    if topics * base**width > 2**64:
+        return None
+    digit = np.zeros(256, dtype=np.uint8)
+    digit[present] = np.arange(1, base, dtype=np.uint8)
+    return digit[text], base
 
 
 def _rows_in_order_within_equal_keys(order: np.ndarray, ordered: np.ndarray) -> None:
