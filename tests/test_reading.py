@@ -182,6 +182,18 @@ def test_line_numbers_across_blocks(tmp_path, monkeypatch, newline):
     assert info.value.line_no == lines.index("2 Q0 d5 5 0.95 t") + 1
 
 
+@pytest.mark.parametrize("piece", [1, 2, 3, 1 << 20])
+def test_line_ends_are_counted_in_every_piece(monkeypatch, piece):
+    """`line_ends` counts a block a piece at a time: "a\\n\\nbc\\r\\nd\\n" holds 4 line ends
+    (bytes 1, 2, 6 and 8), whether pieces of 1, 2 or 3 bytes split them or one holds all."""
+    from irscore.engine import columns
+
+    monkeypatch.setattr(streams, "PIECE", piece)
+    assert columns.line_ends(b"a\n\nbc\r\nd\n") == 4
+    assert columns.line_ends(b"no line end") == 0
+    assert columns.line_ends(b"") == 0
+
+
 @pytest.mark.parametrize("sep", [" ", "\t"])
 def test_an_empty_q0_field_is_an_error_though_q0_is_not_converted(tmp_path, sep):
     """The fast path leaves Q0 unconverted; a doubled delimiter (an empty Q0 between
