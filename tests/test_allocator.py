@@ -85,3 +85,60 @@ def test_without_glibc_nothing_is_done(monkeypatch):
         allocator.give_back_freed_memory()
     finally:
         allocator._libc.cache_clear()
+
+
+_JEMALLOC_FREED = """
+import sys
+import irscore.cli  # sets Arrow's jemalloc to purge at once, before pyarrow loads
+import numpy as np, pyarrow as pa
+
+pa.set_memory_pool(pa.jemalloc_memory_pool())
+def resident():
+    return int(open("/proc/self/statm").read().split()[1]) * 4096 >> 20
+piece = pa.array(np.ones(1 << 17))  # 1 MiB
+before = resident()
+arrays = [pa.concat_arrays([piece]) for _ in range(100)]  # 100 MiB, in the main thread
+held = resident()
+del arrays
+print(before, held, resident())
+"""
+
+
+def _jemalloc_built_in() -> bool:
+    import pyarrow as pa
+
+    try:
+        pa.jemalloc_memory_pool()
+    except NotImplementedError:
+        return False
+    return True
+
+
+@pytest.mark.allowed_skip(reason="pyarrow without jemalloc: its default pool is used")
+@pytest.mark.skipif(not _jemalloc_built_in(), reason="pyarrow without jemalloc")
+def test_the_cli_has_arrows_main_arena_give_freed_pages_back_at_once():
+    """100 MiB of Arrow arrays made in the main thread and freed leave the process at
+    once. Without `irscore.cli`'s setting, jemalloc's main arena kept about half of
+    them resident (measured: 103 -> 203 -> 155 MiB), as a 7M-line run's blocks were."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "JE_ARROW_MALLOC_CONF"}
+    out = subprocess.run(
+        [sys.executable, "-c", _JEMALLOC_FREED], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    before, held, after = map(int, out.split())
+    assert held - before > 90  # the arrays were resident
+    assert after - before < 10  # and are gone
+
+
+def test_a_users_own_jemalloc_setting_is_kept():
+    import os
+    import subprocess
+    import sys
+
+    env = os.environ | {"JE_ARROW_MALLOC_CONF": "dirty_decay_ms:5000"}
+    code = "import os, irscore.cli; print(os.environ['JE_ARROW_MALLOC_CONF'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "dirty_decay_ms:5000"

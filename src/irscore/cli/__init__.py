@@ -24,6 +24,11 @@ from irscore.cli import common
 # No command computes with BLAS, and OpenBLAS starts a thread per core when numpy
 # loads (about 70 ms of every start on two cores); a user's own setting is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# Arrow's jemalloc (the pool `irscore evaluate` uses) purges freed pages at once in
+# every arena, the main thread's included: `pyarrow.jemalloc_set_decay_ms` reaches only
+# arenas made after it, so the main arena kept ~70 MiB of a 7M-line run's freed blocks
+# resident. Read when jemalloc starts, which is after this (pyarrow is not loaded yet).
+os.environ.setdefault("JE_ARROW_MALLOC_CONF", "dirty_decay_ms:0,muzzy_decay_ms:0")
 
 # One line per subcommand: the module irscore.cli.NAME with `add_parser` and `run`.
 COMMANDS = ("evaluate", "compare", "audit", "measures", "explain", "interleave", "pool", "serve")

@@ -382,14 +382,14 @@ def _without_text(spec: MeasureSpec, requests: list[str]) -> MeasureSpec:
 
 
 def _arrow_memory_back_to_the_system() -> None:
-    """Arrow's jemalloc pool, returning freed pages at once: one pass over big inputs
-    keeps its peak resident memory close to what is live (mimalloc, the default,
-    keeps freed blocks); the default stays where jemalloc is not built in."""
+    """Arrow's jemalloc pool, which returns freed pages at once (its decay is set to 0
+    where `irscore.cli` starts): one pass over big inputs keeps its peak resident
+    memory close to what is live (mimalloc, the default, keeps freed blocks); the
+    default stays where jemalloc is not built in."""
     import pyarrow as pa
 
     try:
         pa.set_memory_pool(pa.jemalloc_memory_pool())
-        pa.jemalloc_set_decay_ms(0)
     except NotImplementedError:
         pass
 
