@@ -386,12 +386,12 @@ def _arrow_memory_back_to_the_system() -> None:
     where `irscore.cli` starts): one pass over big inputs keeps its peak resident
     memory close to what is live (mimalloc, the default, keeps freed blocks); the
     default stays where jemalloc is not built in."""
+    from contextlib import suppress
+
     import pyarrow as pa
 
-    try:
+    with suppress(NotImplementedError):
         pa.set_memory_pool(pa.jemalloc_memory_pool())
-    except NotImplementedError:
-        pass
 
 
 def _table_text(results: list, convention, args: argparse.Namespace) -> str:
