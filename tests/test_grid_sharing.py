@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irscore.engine import evaluate as evaluate_module
+from irscore.engine import prepare as prepare_module
 from irscore.engine.conventions import DEFAULT_GRID, TIE_BREAKS, Convention, conventions_from_config
 from irscore.engine.evaluate import evaluate, evaluate_one, evaluate_records
 from irscore.engine.measures import MeasureSpec
@@ -153,12 +154,14 @@ CHUNKED = [
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(collections(), st.integers(1, 30))
-def test_topic_chunks_give_the_same_bits(data, rows):
+@given(collections(), st.integers(1, 30), st.sampled_from([1, 1 << 16]))
+def test_topic_chunks_give_the_same_bits(data, rows, stretches):
     """`evaluate_records` in chunks of topics of about `rows` run rows equals the whole
     input at once: per-topic values, topic order, means (summed across chunks in
-    topic order) and notes. Topic 0 is judged but never retrieved (-c fills it)."""
+    topic order) and notes, whether chunks find their rows by stretches of rows or by
+    a scan of every row. Topic 0 is judged but never retrieved (-c fills it)."""
     qrels, run = data
+    prepare_module._STRETCHES = stretches  # restored by the fixture below
     qrels = pd.concat([qrels, pd.DataFrame([("0", "x", 1)], columns=qrels.columns)])
     run = pd.concat([run, run.iloc[:1]], ignore_index=True)  # one repeated document
     for c in CHUNKED:
@@ -171,6 +174,26 @@ def test_topic_chunks_give_the_same_bits(data, rows):
             np.testing.assert_array_equal(chunked[0][name], whole[0][name])
         np.testing.assert_equal(chunked[2], whole[2])  # NaN equals NaN here
         assert chunked[3] == whole[3]
+
+
+@pytest.fixture(autouse=True)
+def _stretches_restored():
+    kept = prepare_module._STRETCHES
+    yield
+    prepare_module._STRETCHES = kept
+
+
+@pytest.mark.parametrize("most", [1 << 16, 1])  # by stretches, then by a scan of every row
+def test_the_rows_of_each_chunk_by_hand(monkeypatch, most):
+    """In [0, 0, 1, 1, 1, 0, 2], chunk 0 is rows 0, 1 and 5 (two stretches), chunk 1 rows
+    2 to 4 and chunk 2 row 6 (slices: no copy), chunk 3 no row."""
+    monkeypatch.setattr(prepare_module, "_STRETCHES", most)
+    rows = prepare_module._RowsOfChunks(np.array([0, 0, 1, 1, 1, 0, 2], np.uint8))
+    assert list(rows.of(0)) == [0, 1, 5]
+    assert rows.of(1) == slice(2, 5)
+    assert rows.of(2) == slice(6, 7)
+    assert len(np.arange(7)[rows.of(3)]) == 0
+    assert prepare_module._RowsOfChunks(np.zeros(0, np.uint8)).of(0) == slice(0, 0)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -212,7 +235,7 @@ def test_a_repeat_in_a_later_chunk_names_its_line(interleaved):
 
 def test_default_chunks_have_a_least_size_and_a_largest_number(monkeypatch):
     """By default `evaluate_records` scores chunks of at least CHUNK_ROWS run rows, and at
-    most CHUNKS of them (each looks for its rows in the whole run): 40 rows in chunks of
+    most CHUNKS of them (a run not grouped by topic is scanned for each): 40 rows in chunks of
     at least 4 rows make 10 chunks, at most 3 chunks make chunks of ceil(40 / 3) = 14
     rows; the values are the whole run's."""
     topics = [str(t) for t in range(10) for _ in range(4)]

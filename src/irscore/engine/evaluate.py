@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pandas loads where a DataFrame is made: `irscore evaluate` 
 
 
 CHUNK_ROWS = 1 << 16  # run rows per chunk of topics in `evaluate_records` at least,
-CHUNKS = 32  # and at most this many chunks: each chunk looks for its rows in the whole run
+CHUNKS = 64  # and at most this many chunks: a run not grouped by topic is scanned for each
 CHUNK_TOPICS = 1 << 13  # topics per chunk at most where a caller writes each chunk's values
 THREADED_ROWS = 1 << 18  # from this many run rows, `evaluate` scores two halves on two threads
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pandas loads where a DataFrame is read: `irscore evaluate` 
 
 
 _LOOKED_UP = 1 << 20  # rows recoded at a time (`_shared_codes`)
+_STRETCHES = 1 << 16  # stretches of rows of one chunk at most, to find chunks' rows by them
 
 
 class Labels:
@@ -138,10 +139,10 @@ def chunk_makers(
     bounds = np.unique(np.r_[ends, np.arange(topics, len(labels), topics), len(labels)])
     chunk_of = np.repeat(np.arange(len(bounds)), np.diff(np.r_[0, bounds]))
     chunk_of = chunk_of.astype(np.min_scalar_type(len(bounds)))  # a byte a row, mostly
-    q_chunk, r_chunk = chunk_of[q_topic], chunk_of[r_topic]
+    q_rows, r_rows = _RowsOfChunks(chunk_of[q_topic]), _RowsOfChunks(chunk_of[r_topic])
 
     def chunk(k: int) -> Prepared:
-        q, r = _rows_of(q_chunk, k), _rows_of(r_chunk, k)
+        q, r = q_rows.of(k), r_rows.of(k)
         return _prepared(
             labels,
             (q_topic[q], joins.taken(q_docno, q), q_grade[q]),
@@ -155,13 +156,34 @@ def chunk_makers(
     return [partial(chunk, k) for k in range(len(bounds))]
 
 
-def _rows_of(chunk_of: np.ndarray, k: int) -> np.ndarray | slice:
-    """The rows of chunk `k`: a slice when they are consecutive (a run grouped by topic),
-    which takes no copy of the columns."""
-    rows = np.flatnonzero(chunk_of == k)
-    if len(rows) and rows[-1] - rows[0] + 1 == len(rows):
-        return slice(int(rows[0]), int(rows[-1]) + 1)
-    return rows
+class _RowsOfChunks:
+    """The rows of each chunk, from each row's chunk. A run grouped by topic holds each
+    chunk's rows in a few stretches, found in one pass over the rows; otherwise each
+    chunk looks for its rows in all of them."""
+
+    def __init__(self, chunk_of: np.ndarray):
+        self.chunk_of = chunk_of
+        starts = np.flatnonzero(chunk_of[1:] != chunk_of[:-1]) + 1
+        self.stretches = None
+        if len(starts) < _STRETCHES:
+            self.starts = np.r_[0, starts]
+            self.ends = np.r_[starts, len(chunk_of)]
+            self.stretches = chunk_of[self.starts] if len(chunk_of) else self.starts[:0]
+
+    def of(self, k: int) -> np.ndarray | slice:
+        """The rows of chunk `k`, in order: a slice when they are consecutive, which
+        takes no copy of the columns."""
+        if self.stretches is None:
+            rows = np.flatnonzero(self.chunk_of == k)
+            if len(rows) and rows[-1] - rows[0] + 1 == len(rows):
+                return slice(int(rows[0]), int(rows[-1]) + 1)
+            return rows
+        mine = np.flatnonzero(self.stretches == k)
+        if len(mine) == 0:
+            return slice(0, 0)
+        if len(mine) == 1:
+            return slice(int(self.starts[mine[0]]), int(self.ends[mine[0]]))
+        return np.concatenate([np.arange(self.starts[i], self.ends[i]) for i in mine])
 
 
 def _prepared(labels: np.ndarray, qrels: tuple, run: tuple, **where) -> Prepared:
