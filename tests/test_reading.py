@@ -182,6 +182,19 @@ def test_line_numbers_across_blocks(tmp_path, monkeypatch, newline):
     assert info.value.line_no == lines.index("2 Q0 d5 5 0.95 t") + 1
 
 
+def test_string_chunks_are_concatenated_a_chunk_at_a_time():
+    """`combine`'s strings: a chunk that starts mid-buffer (a slice) and an empty one
+    join the others in order, and the list of chunks is emptied as they are copied."""
+    import pyarrow as pa
+
+    from irscore.engine import columns
+
+    chunks = [pa.array(["ab", "c"]), pa.array(["x", "yz", "w"]).slice(1), pa.array([], pa.string())]
+    joined = columns._concat_strings(chunks)
+    assert joined.to_pylist() == ["ab", "c", "yz", "w"] and joined.type == pa.string()
+    assert chunks == []
+
+
 @pytest.mark.parametrize("piece", [1, 2, 3, 1 << 20])
 def test_line_ends_are_counted_in_every_piece(monkeypatch, piece):
     """`line_ends` counts a block a piece at a time: "a\\n\\nbc\\r\\nd\\n" holds 4 line ends

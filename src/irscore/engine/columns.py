@@ -17,7 +17,7 @@ import pyarrow.csv as pa_csv
 from irscore.engine import arrow_compute as ac
 from irscore.engine import errors, formats, streams, string_arrays
 from irscore.engine.allocator import give_back_freed_memory
-from irscore.engine.arrays import as_arrow, numpy_view, one_array
+from irscore.engine.arrays import as_arrow, numpy_view, numpy_view_offsets, one_array
 from irscore.engine.errors import TrecFormatError
 from irscore.engine.formats import Layout
 
@@ -137,13 +137,30 @@ def _code_type(labels: int) -> type:
 
 
 def _concat_strings(chunks: list[pa.Array]) -> pa.Array:
-    """One string array from the blocks' (64-bit offsets past 2 GiB of text)."""
-    size = sum(c.buffers()[2].size if c.buffers()[2] else 0 for c in chunks)
-    if size >= 2**31 - 1:
-        chunks = [ac.cast(c, pa.large_string()) for c in chunks]
-    out = pa.concat_arrays(chunks) if chunks else pa.array([], pa.string())
-    chunks.clear()
-    return out
+    """One string array from the blocks' (64-bit offsets past 2 GiB of text), emptying
+    `chunks`: copied into arrays of the column's size a chunk at a time, each chunk
+    freed once copied, so the peak is the column plus one chunk, not two columns."""
+    if any(c.null_count for c in chunks):  # the readers make none; kept if given
+        out = pa.concat_arrays(chunks)
+        chunks.clear()
+        return out
+    rows = sum(len(c) for c in chunks)
+    size = sum(string_arrays.text_bytes(c) for c in chunks)
+    large = size >= 2**31 - 1
+    offsets = np.zeros(rows + 1, dtype=np.int64 if large else np.int32)
+    text = np.empty(size, dtype=np.uint8)
+    row = at = 0
+    while chunks:
+        chunk = chunks.pop(0)
+        own = numpy_view_offsets(chunk).astype(np.int64)
+        length = int(own[-1] - own[0])
+        if length:
+            data = np.frombuffer(chunk.buffers()[2], np.uint8)
+            text[at : at + length] = data[own[0] : own[-1]]
+        offsets[row + 1 : row + len(chunk) + 1] = own[1:] - own[0] + at
+        row, at = row + len(chunk), at + length
+    kind = pa.large_string() if large else pa.string()
+    return pa.Array.from_buffers(kind, rows, [None, pa.py_buffer(offsets), pa.py_buffer(text)])
 
 
 def field_name(layout: Layout, i: int) -> str:
