@@ -44,15 +44,20 @@ def test_a_repeated_docno_is_found_even_when_judged():
 
 
 @pytest.mark.parametrize("threaded", [False, True])
-def test_matches_a_dict_join_on_generated_rows(monkeypatch, threaded):
+@pytest.mark.parametrize("long_docnos", [False, True])
+def test_matches_a_dict_join_on_generated_rows(monkeypatch, threaded, long_docnos):
+    """Packed keys (docnos `d0` to `d39`) and Arrow's string sort (each docno 40 more
+    bytes: past 64 bits), on one thread and on two."""
     if threaded:  # the two-thread sort, which real inputs reach only from 2**18 rows
         monkeypatch.setattr(joins, "_THREADED", 0)
+    tail = "".join(chr(33 + i) for i in range(40)) if long_docnos else ""
     rng = np.random.default_rng(11)
     for _ in range(20):
         topics = int(rng.integers(1, 6))
-        run = [(int(t), f"d{int(d)}") for t, d in rng.integers(0, [topics, 40], (60, 2))]
+        run = [(int(t), f"d{int(d)}{tail}") for t, d in rng.integers(0, [topics, 40], (60, 2))]
         run = list(dict.fromkeys(run))  # no repeats: rank comparison below needs sets
-        judged = {(int(t), f"d{int(d)}") for t, d in rng.integers(0, [topics, 40], (30, 2))}
+        judged = rng.integers(0, [topics, 40], (30, 2))
+        judged = {(int(t), f"d{int(d)}{tail}") for t, d in judged}
         qrels = [(t, d, int(rng.integers(-2, 4))) for t, d in sorted(judged)]
         joined = _join(qrels, run)
         grade = {(t, d): g for t, d, g in qrels}
