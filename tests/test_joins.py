@@ -137,6 +137,16 @@ def test_packed_keys_order_as_strcmp_by_hand():
     assert joins._packed(np.array([0]), pa.array([long])) is None
 
 
+def test_the_bytes_present_are_all_counted_after_the_sample(monkeypatch):
+    # 32 places: base 4 fits (4^32 = 2^64), base 5 does not. The first docno's 32 bytes
+    # (the sample) hold "!" and "~" (base 3); the second adds "a", "b" and "c" (base 6).
+    monkeypatch.setattr(joins, "_SAMPLED_BYTES", 32)
+    docnos = pa.array(["!~" * 16, "abc" + "!" * 29])
+    assert joins._packed(np.array([0, 0]), docnos) is None
+    monkeypatch.setattr(joins, "_SAMPLED_BYTES", 64)  # the whole text: refused at once
+    assert joins._packed(np.array([0, 0]), docnos) is None
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(

@@ -26,6 +26,7 @@ NOT_JUDGED = np.iinfo(np.int64).min
 _SLICE = 1 << 20  # sorted docnos compared this many at a time: they never exist whole
 _THREADED = 1 << 18  # rows from which the sort runs in two halves on two threads
 _PACK_ROWS = 1 << 18  # rows packed at a time: a few MiB of temporaries, whatever the input
+_SAMPLED_BYTES = 1 << 16  # docno bytes looked at first, to refuse long docnos at once
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,9 @@ def _digits(text: np.ndarray, topics: int, width: int) -> tuple[np.ndarray, int]
     if topics * base**width <= 2**64:
         return text - np.uint8(low - 1), base
     present = np.zeros(256, dtype=bool)
+    present[text[:_SAMPLED_BYTES]] = True  # a lower bound of the bytes used, at once
+    if topics * (int(present.sum()) + 1) ** width > 2**64:
+        return None
     present[text] = True
     base = int(present.sum()) + 1
     if topics * base**width > 2**64:
