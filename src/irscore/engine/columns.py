@@ -139,11 +139,8 @@ def _code_type(labels: int) -> type:
 def _concat_strings(chunks: list[pa.Array]) -> pa.Array:
     """One string array from the blocks' (64-bit offsets past 2 GiB of text), emptying
     `chunks`: copied into arrays of the column's size a chunk at a time, each chunk
-    freed once copied, so the peak is the column plus one chunk, not two columns."""
-    if any(c.null_count for c in chunks):  # the readers make none; kept if given
-        out = pa.concat_arrays(chunks)
-        chunks.clear()
-        return out
+    freed once copied, so the peak is the column plus one chunk, not two columns.
+    The readers' strings hold no nulls (an empty field is an error)."""
     rows = sum(len(c) for c in chunks)
     size = sum(string_arrays.text_bytes(c) for c in chunks)
     large = size >= 2**31 - 1
