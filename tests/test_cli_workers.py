@@ -36,7 +36,10 @@ def _irscore(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*IRSCORE, *args], capture_output=True, text=True, check=False)
 
 
-def test_workers_print_the_runs_one_process_prints_in_order(runs):
+@pytest.mark.parametrize("plain_bytes", ["0", ""], ids=["engine", "plain"])
+def test_workers_print_the_runs_one_process_prints_in_order(runs, monkeypatch, plain_bytes):
+    """On two workers (the engine) or in one process (the plain path, small files)."""
+    monkeypatch.setenv("IRSCORE_PLAIN_BYTES", plain_bytes)
     qrels, paths = runs
     together = _irscore(qrels, *paths)
     assert together.returncode == 0, together.stderr

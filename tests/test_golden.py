@@ -39,9 +39,26 @@ def test_every_golden_file_has_its_command():
     assert len(COMMANDS) == 22
 
 
+@pytest.fixture(params=["plain", "engine"])
+def scorer(request, monkeypatch):
+    """Which path scores: the plain-Python one where it serves the flags (small files),
+    or always the engine."""
+    if request.param == "engine":
+        from irscore.engine import plain_evaluate
+
+        monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args: None)
+    return request.param
+
+
 @pytest.mark.parametrize(("flags", "name", "output"), COMMANDS, ids=[c[2] for c in COMMANDS])
-def test_output_equals_trec_eval(flags, name, output):
-    """trec_eval 9.0.8's output with the same flags; 10.0's with --compat trec_eval10."""
+def test_output_equals_trec_eval(flags, name, output, scorer):
+    """trec_eval 9.0.8's output with the same flags; 10.0's with --compat trec_eval10,
+    from both scoring paths."""
+    _check_output(flags, name, output)
+
+
+def _check_output(flags, name, output):
+    """`irscore evaluate FLAGS` on a golden input prints the golden output."""
     qrels, run = GOLDEN / f"{name}.qrels", GOLDEN / f"{name}.run"
     if output.endswith(".trec_eval-10.0.txt"):
         flags = ["--compat", "trec_eval10", *flags]
@@ -57,10 +74,11 @@ def test_output_equals_trec_eval(flags, name, output):
 def test_output_equals_trec_eval_scored_two_topics_at_a_time(flags, name, output, monkeypatch):
     """The same bytes when the text is written a chunk of topics at a time (two topics a
     chunk here, 8,192 by default) and the means are carried from chunk to chunk."""
-    from irscore.engine import evaluate
+    from irscore.engine import evaluate, plain_evaluate
 
     monkeypatch.setattr(evaluate, "CHUNK_TOPICS", 2)
-    test_output_equals_trec_eval(flags, name, output)
+    monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args: None)
+    _check_output(flags, name, output)
 
 
 def test_inputs_are_what_the_generator_writes():

@@ -68,22 +68,26 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     """The output of `irscore evaluate`: every value is computed before anything is
     printed; trec_eval's text comes as blocks of bytes, formatted as they are written."""
+    if args.v:
+        print(TREC_EVAL_VERSION[trec_eval_version(args)], file=sys.stderr)
+        return ""
+    _check_trec_eval_flags(args)
+    if args.M is not None and args.M < 1:
+        raise UsageError(f"-M takes a positive number of documents, got {args.M}")
+    plain = _plain_text(args)  # small plain files: scored before numpy is imported
+    if plain is not None:
+        return iter([plain])
+
     from irscore.cli import workers
     from irscore.engine import trec_eval_text
     from irscore.engine.errors import display_name
     from irscore.engine.input_checks import overlap
     from irscore.engine.measures.groups import changed, rename
 
-    if args.v:
-        print(TREC_EVAL_VERSION[trec_eval_version(args)], file=sys.stderr)
-        return ""
-    _check_trec_eval_flags(args)
     _arrow_memory_back_to_the_system()
     kind = JUDGMENT_KINDS[args.R]
     groups = _groups(args, kind)
     text = args.format == "trec"
-    if args.M is not None and args.M < 1:
-        raise UsageError(f"-M takes a positive number of documents, got {args.M}")
     convention = convention_from_args(args)
     zscores = None
     if args.Z is not None:
@@ -179,6 +183,38 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     if args.format == "trec":
         return itertools.chain.from_iterable(out)
     return _table_text(results, convention, args)
+
+
+def _plain_text(args: argparse.Namespace) -> bytes | None:
+    """The text `irscore.engine.plain_evaluate` makes, its warnings printed, when it
+    serves these flags and files (qrels judgments, trec_eval's layout, no -Z or -J,
+    official or all_trec); None otherwise."""
+    import os
+
+    from irscore.engine import plain_evaluate
+
+    served = (
+        args.R == "qrels"
+        and args.format == "trec"
+        and args.Z is None
+        and args.D is None
+        and not (args.verbose or args.J or args.compat)
+        and args.qrels_format in ("auto", "trec")
+        and args.run_format in ("auto", "trec")
+        and "IRSCORE_MAX_LINE" not in os.environ
+    )
+    families = plain_evaluate.families_of(args.m, args.q) if served else None
+    if families is None:
+        return None
+    done = plain_evaluate.trec_eval_text(
+        args.qrels, args.runs, convention_from_args(args), families, args.q, not args.n, args.N
+    )
+    if done is None:
+        return None
+    text, warnings = done
+    for warning in warnings:
+        print(f"irscore: warning: {warning}", file=sys.stderr)
+    return text
 
 
 def _streamed_text(qrels, run, c, g, args: argparse.Namespace, runid: str) -> tuple:

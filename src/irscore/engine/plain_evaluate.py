@@ -1,0 +1,317 @@
+"""`irscore evaluate` on small, plain TREC files without numpy or Arrow.
+
+Importing numpy and pyarrow takes longer than trec_eval needs for a whole TREC DL
+run (~0.15 s against ~0.06 s on the 2-core machines we measure on), so
+below `SMALL_INPUTS` bytes the command line reads and scores the files here, in
+plain Python, with trec_eval's own loops (`irscore.engine.plain_measures`).
+
+This path serves only what it can serve exactly: the reference convention
+(with -q, -c, -n, -l, -M, -N), `-m official` or `-m all_trec`, and files of
+printable ASCII whose every line has a TREC line's fields and valid numbers, no
+comment, no duplicate. Anything else (a bad line, a compressed file, another
+convention or measure) returns None, and the engine reads the files again: it
+is the authority on every error and note, and the tests compare the two paths'
+output byte for byte.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import os
+import stat
+from array import array
+from itertools import groupby, repeat
+from types import SimpleNamespace
+
+from irscore.engine import plain_measures as pm
+from irscore.engine.conventions import Convention
+from irscore.engine.errors import InputError, display_name
+from irscore.engine.input_checks import overlap
+from irscore.engine.streams import MAX_LINE
+
+SMALL_INPUTS = 4 << 20  # bytes of qrels and runs together served here, at most, unless
+PLAIN_BYTES = "IRSCORE_PLAIN_BYTES"  # says another number (0: the engine scores everything)
+MAX_GRADE = 1000  # trec_eval counts judgments in an array of every grade up to the highest
+_TEXT = bytes(range(0x20, 0x7F)).replace(b"#", b"") + b"\t\n"  # printable ASCII, no comment
+_GRADE_BYTES = b"0123456789+-"
+_SCORE_BYTES = b"0123456789+-.eE"  # with float() accepting it: `columns._DECIMAL`
+_FLOAT32_MAX = 3.4028234663852886e38
+# the convention's decisions this path takes as the reference's (-c, -l, -M vary)
+_REFERENCE_FIELDS = (
+    "tie_break",
+    "ties",
+    "score_precision",
+    "unjudged",
+    "gain",
+    "interpolation",
+    "no_relevant_topics",
+    "grades",
+    "gmax",
+    "duplicates",
+    "missing_topics",
+    "mistake",
+)
+
+
+class Qrels:
+    """A qrels as trec_eval reads it: per topic, each docno's grade (a negative grade
+    as `UNJUDGED`) and the number of judgments of each grade >= 0."""
+
+    def __init__(self, judged: dict[bytes, dict[bytes, int]], relevant_lines: int):
+        self.judged = judged
+        self.relevant_lines = relevant_lines  # grade > 0, every topic: -c's num_rel
+        self.levels = {}
+        for topic, grades in judged.items():
+            counts = [0] * (max(grades.values()) + 1)
+            for grade in grades.values():
+                if grade >= 0:
+                    counts[grade] += 1
+            self.levels[topic] = counts
+        for grades in judged.values():
+            for docno, grade in grades.items():
+                if grade < 0:
+                    grades[docno] = pm.UNJUDGED
+
+
+def trec_eval_text(
+    qrels_path: str,
+    run_paths: list[str],
+    c: Convention,
+    families: tuple[str, ...],
+    per_topic: bool,
+    summary: bool = True,
+    collection: int = 0,
+) -> tuple[bytes, list[str]] | None:
+    """trec_eval's text of these runs (-q: `per_topic`; -n: not `summary`; -N:
+    `collection`) under `c` and the `families` of `plain_measures.FAMILIES`, with the
+    warnings on how each run meets the qrels; None when the engine must score them.
+
+    The collector is off meanwhile: only acyclic lists and tuples are made, whose
+    ~0.4 million allocations would start collections (tens of ms) for nothing."""
+    if not _plain_convention(c) or not _small_files([qrels_path, *run_paths]):
+        return None
+    gc.disable()
+    try:
+        qrels = _read_qrels(qrels_path)
+        if qrels is None:
+            return None
+        texts, warnings = [], []
+        for path in run_paths:
+            run = _read_run(path)
+            scored = (
+                None
+                if run is None
+                else _run_text(qrels, *run, families, c, per_topic, summary, collection)
+            )
+            if scored is None:
+                return None
+            text, notes = scored
+            warnings += overlap(display_name(path), display_name(qrels_path), notes)
+            texts.append(text)
+        return "".join(texts).encode(), warnings
+    finally:
+        gc.enable()
+
+
+def families_of(requests: list[str] | None, per_topic: bool) -> tuple[str, ...] | None:
+    """The families of `-m official` (also no -m) or `-m all_trec` (relstring only per
+    topic, -q), which this path serves; None for any other request."""
+    if requests not in (None, ["official"], ["all_trec"]):
+        return None
+    families = pm.ALL_TREC if requests == ["all_trec"] else pm.OFFICIAL
+    return tuple(f for f in families if per_topic or f not in pm.TEXT)
+
+
+def _plain_convention(c: Convention) -> bool:
+    """True for the reference convention, -c, -l from 1 and -M aside."""
+    reference = Convention()
+    return c.rel_level >= 1 and all(
+        getattr(c, f) == getattr(reference, f) for f in _REFERENCE_FIELDS
+    )
+
+
+def _small_files(paths: list[str]) -> bool:
+    """True when every path is a regular file and together they hold few bytes."""
+    total = 0
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            return False
+        if not stat.S_ISREG(info.st_mode):
+            return False
+        total += info.st_size
+    return total <= plain_bytes()
+
+
+def plain_bytes() -> int:
+    """The largest inputs (qrels and runs together, in bytes) this path scores:
+    IRSCORE_PLAIN_BYTES, else `SMALL_INPUTS`."""
+    text = os.environ.get(PLAIN_BYTES, "").strip()
+    if not text:
+        return SMALL_INPUTS
+    if not text.isdigit():
+        raise InputError(f"{PLAIN_BYTES}={text!r}: give a number of bytes (0: never)")
+    return int(text)
+
+
+def _fields(path: str, width: int) -> list[bytes] | None:
+    """Every line's fields in one list, each line's followed by an end-of-line marker,
+    when every line is printable ASCII, no comment, not blank, not longer than the
+    readers allow, and has `width` fields (so field f of line k is at (width + 1) k + f)."""
+    with open(path, "rb") as file:
+        data = file.read()
+    if not data or data.translate(None, _TEXT):
+        return None
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    if len(data) > MAX_LINE and max(map(len, data.split(b"\n"))) >= MAX_LINE:
+        return None
+    fields = data.replace(b"\n", b" \0 ").split()  # NUL: no line holds one (`_TEXT`)
+    lines = data.count(b"\n")
+    if len(fields) != (width + 1) * lines or fields[width :: width + 1].count(b"\0") != lines:
+        return None
+    return fields
+
+
+def _read_qrels(path: str) -> Qrels | None:
+    """`topic iteration docno grade` lines, one iteration value, each document judged
+    once per topic, grades integers of at most 15 digits and `MAX_GRADE`."""
+    fields = _fields(path, 4)
+    if fields is None or len(set(fields[1::5])) != 1:  # else: subtopics
+        return None
+    tokens = fields[3::5]
+    if b"".join(tokens).translate(None, _GRADE_BYTES) or max(map(len, tokens)) > 15:
+        return None
+    try:
+        grades = list(map(int, tokens))
+    except ValueError:
+        return None
+    if max(grades) > MAX_GRADE:
+        return None
+    judged: dict[bytes, dict[bytes, int]] = {}
+    lines = 0
+    for topic, run in groupby(fields[0::5]):
+        count = len(list(run))
+        docs = judged.setdefault(topic, {})
+        before = len(docs)
+        docnos = fields[2 + 5 * lines : 5 * (lines + count) : 5]
+        docs.update(zip(docnos, grades[lines : lines + count], strict=True))
+        if len(docs) != before + count:  # a document judged twice for the topic
+            return None
+        lines += count
+    if any(max(docs.values()) < 0 for docs in judged.values()):
+        return None  # trec_eval keeps the grade counts of the topic before (form_res_rels.c)
+    return Qrels(judged, sum(grade > 0 for grade in grades))
+
+
+def _read_run(path: str) -> tuple[dict[bytes, list[tuple[float, bytes]]], str] | None:
+    """A run's (score, docno) pairs per topic, scores as float32 as trec_eval reads them,
+    and its tag (the last line's); None unless each score is a finite decimal number."""
+    fields = _fields(path, 6)
+    if fields is None:
+        return None
+    tokens = fields[4::7]
+    if b"".join(tokens).translate(None, _SCORE_BYTES):
+        return None
+    try:
+        scores = list(map(float, tokens))
+    except ValueError:
+        return None
+    if max(map(abs, scores)) > _FLOAT32_MAX:  # inf in float32: the engine's to refuse
+        return None
+    pairs = list(zip(array("f", scores).tolist(), fields[2::7], strict=True))
+    by_topic: dict[bytes, list[tuple[float, bytes]]] = {}
+    lines = 0
+    for topic, run in groupby(fields[0::7]):  # a stretch of lines of one topic at a time
+        count = len(list(run))
+        by_topic.setdefault(topic, []).extend(pairs[lines : lines + count])
+        lines += count
+    return by_topic, fields[-2].decode()
+
+
+def _run_text(
+    qrels: Qrels,
+    by_topic: dict[bytes, list[tuple[float, bytes]]],
+    runid: str,
+    families: tuple[str, ...],
+    c: Convention,
+    per_topic: bool,
+    summary: bool,
+    collection: int,
+) -> tuple[str, SimpleNamespace] | None:
+    """One run's text and the notes `input_checks.overlap` reads; None for a document
+    retrieved twice for a topic (the engine names it) or a topic shared with no qrels."""
+    chosen = [(f, names, values) for f, names, values in pm.FAMILIES if f in families]
+    sums = {name: 0.0 for _, names, _ in chosen for name in names if name not in pm.TEXT}
+    lines: list[str] = []
+    shared = retrieved = retrieved_judged = topics_with_judged = 0
+    for topic in sorted(by_topic):
+        ranked = by_topic[topic]
+        if topic not in qrels.judged:
+            continue
+        ranked.sort(reverse=True)  # score, then docno, both descending (form_res_rels.c)
+        docnos = [docno for _, docno in ranked]
+        if len(set(docnos)) != len(docnos):
+            return None
+        rels = list(map(qrels.judged[topic].get, docnos, repeat(pm.NONPOOL)))
+        shared, retrieved = shared + 1, retrieved + len(rels)
+        in_pool = len(rels) - rels.count(pm.NONPOOL)
+        retrieved_judged += in_pool
+        topics_with_judged += in_pool > 0
+        t = pm.Topic(rels[: c.depth], qrels.levels[topic], c.rel_level, collection)
+        name = topic.decode()
+        for family, names, measure in chosen:
+            printed = per_topic and family not in pm.SUMMARY_ONLY
+            for label, value in zip(names, measure(t), strict=True):
+                if label in sums:
+                    sums[label] += value
+                if printed:
+                    lines.append(f"{label:<22s}\t{name}\t{_shown(label, value)}\n")
+    if shared == 0:
+        return None
+    if summary:
+        lines.append(f"{'runid':<22s}\tall\t{runid}\n")
+        lines += _summary(sums, shared, qrels, c.complete)
+    run_topics, judged_topics = set(by_topic), set(qrels.judged)
+    notes = SimpleNamespace(
+        run_topics_without_qrels=[t.decode() for t in sorted(run_topics - judged_topics)],
+        qrels_topics_without_run=[t.decode() for t in sorted(judged_topics - run_topics)],
+        shared_topics=shared,
+        retrieved=retrieved,
+        retrieved_judged=retrieved_judged,
+        topics_with_judged=topics_with_judged,
+    )
+    return "".join(lines), notes
+
+
+def _summary(sums: dict[str, float], evaluated: int, qrels: Qrels, complete: bool) -> list[str]:
+    """The `all` lines: means over `averaged` topics (every qrels topic under -c, whose
+    topics without results add 0, or log(MIN_GEO_MEAN) to a geometric mean), counts
+    summed, -c's num_rel every qrels judgment with a grade above 0 (meas_avg.c)."""
+    lines, averaged = [], len(qrels.judged) if complete else evaluated
+    for label, total in sums.items():
+        if label == "num_q":
+            value = float(averaged)
+        elif label == "num_rel" and complete:
+            value = float(qrels.relevant_lines)
+        elif label in pm.INTEGER:
+            value = total
+        elif label in pm.GEOMETRIC:
+            if complete:
+                total += (averaged - evaluated) * math.log(pm.MIN_GEO_MEAN)
+            value = math.exp(total / averaged)
+        else:
+            value = total / averaged
+        lines.append(f"{label:<22s}\tall\t{_shown(label, value)}\n")
+    return lines
+
+
+def _shown(label: str, value: float | str) -> str:
+    """A value as trec_eval prints it: `%ld` counts, `'%s'` relstring, else `%6.4f`."""
+    if label in pm.TEXT:
+        return f"'{value}'"
+    if label in pm.INTEGER:
+        return str(int(value))
+    return f"{value:6.4f}"
