@@ -22,6 +22,7 @@ import os
 import stat
 from array import array
 from itertools import groupby, repeat
+from operator import itemgetter, ne
 from types import SimpleNamespace
 
 from irscore.engine import plain_measures as pm
@@ -222,12 +223,21 @@ def _read_run(path: str) -> tuple[dict[bytes, list[tuple[float, bytes]]], str] |
     if max(map(abs, scores)) > _FLOAT32_MAX:  # inf in float32: the engine's to refuse
         return None
     pairs = list(zip(array("f", scores).tolist(), fields[2::7], strict=True))
+    topics = fields[0::7]
     by_topic: dict[bytes, list[tuple[float, bytes]]] = {}
-    lines = 0
-    for topic, run in groupby(fields[0::7]):  # a stretch of lines of one topic at a time
-        count = len(list(run))
-        by_topic.setdefault(topic, []).extend(pairs[lines : lines + count])
-        lines += count
+    if sum(map(ne, topics[1:], topics[:-1])) * 16 < len(topics):  # lines grouped by topic
+        lines = 0
+        for topic, run in groupby(topics):  # a stretch of lines of one topic at a time
+            count = len(list(run))
+            by_topic.setdefault(topic, []).extend(pairs[lines : lines + count])
+            lines += count
+    else:
+        for topic, pair in zip(topics, pairs, strict=True):
+            ranked = by_topic.get(topic)
+            if ranked is None:
+                by_topic[topic] = [pair]
+            else:
+                ranked.append(pair)
     return by_topic, fields[-2].decode()
 
 
@@ -244,7 +254,12 @@ def _run_text(
     """One run's text and the notes `input_checks.overlap` reads; None for a document
     retrieved twice for a topic (the engine names it) or a topic shared with no qrels."""
     chosen = [(f, names, values) for f, names, values in pm.FAMILIES if f in families]
-    sums = {name: 0.0 for _, names, _ in chosen for name in names if name not in pm.TEXT}
+    labels = [(f, label) for f, names, _ in chosen for label in names]
+    summed = [i for i, (_, label) in enumerate(labels) if label not in pm.TEXT]
+    shown = [i for i, (f, _) in enumerate(labels) if f not in pm.SUMMARY_ONLY]
+    # a topic's lines as one %-format (the topic's name put in for the NULs after)
+    template = "".join(f"{labels[i][1]:<22s}\t\0\t{_format(labels[i][1])}\n" for i in shown)
+    totals = [0.0] * len(labels)
     lines: list[str] = []
     shared = retrieved = retrieved_judged = topics_with_judged = 0
     for topic in sorted(by_topic):
@@ -252,7 +267,7 @@ def _run_text(
         if topic not in qrels.judged:
             continue
         ranked.sort(reverse=True)  # score, then docno, both descending (form_res_rels.c)
-        docnos = [docno for _, docno in ranked]
+        docnos = list(map(itemgetter(1), ranked))
         if len(set(docnos)) != len(docnos):
             return None
         rels = list(map(qrels.judged[topic].get, docnos, repeat(pm.NONPOOL)))
@@ -261,18 +276,16 @@ def _run_text(
         retrieved_judged += in_pool
         topics_with_judged += in_pool > 0
         t = pm.Topic(rels[: c.depth], qrels.levels[topic], c.rel_level, collection)
-        name = topic.decode()
-        for family, names, measure in chosen:
-            printed = per_topic and family not in pm.SUMMARY_ONLY
-            for label, value in zip(names, measure(t), strict=True):
-                if label in sums:
-                    sums[label] += value
-                if printed:
-                    lines.append(f"{label:<22s}\t{name}\t{_shown(label, value)}\n")
+        values = [value for _, _, measure in chosen for value in measure(t)]
+        for i in summed:
+            totals[i] += values[i]
+        if per_topic:
+            lines.append((template % tuple(values[i] for i in shown)).replace("\0", topic.decode()))
     if shared == 0:
         return None
     if summary:
         lines.append(f"{'runid':<22s}\tall\t{runid}\n")
+        sums = {labels[i][1]: totals[i] for i in summed}
         lines += _summary(sums, shared, qrels, c.complete)
     run_topics, judged_topics = set(by_topic), set(qrels.judged)
     notes = SimpleNamespace(
@@ -306,6 +319,14 @@ def _summary(sums: dict[str, float], evaluated: int, qrels: Qrels, complete: boo
             value = total / averaged
         lines.append(f"{label:<22s}\tall\t{_shown(label, value)}\n")
     return lines
+
+
+def _format(label: str) -> str:
+    """The %-format of a value as trec_eval prints it: `%d` counts (whole numbers here),
+    `'%s'` relstring, else `%6.4f`."""
+    if label in pm.TEXT:
+        return "'%s'"
+    return "%d" if label in pm.INTEGER else "%6.4f"
 
 
 def _shown(label: str, value: float | str) -> str:

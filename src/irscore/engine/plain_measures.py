@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Callable
-from itertools import accumulate, compress
+from itertools import accumulate, chain, compress, count, repeat
+from operator import truediv
 
 NONPOOL = -1  # a retrieved document the qrels do not judge (trec_eval's RELVALUE_NONPOOL)
 UNJUDGED = -2  # judged with a negative grade: in the pool, unjudged (RELVALUE_UNJUDGED)
@@ -51,15 +52,19 @@ class Topic:
         self.num_rel_ret = len(self.relevant)
         self.num_nonpool = rels.count(NONPOOL)
         self.num_unjudged = rels.count(UNJUDGED)
-        self.judged = [(j, rels[j]) for j in compress(ranks, map(NONPOOL.__ne__, rels))]
-        ap_terms = (k / (i + 1) for k, i in enumerate(self.relevant, 1))
+        judged_at = list(compress(ranks, map(NONPOOL.__ne__, rels)))
+        self.judged = list(zip(judged_at, map(rels.__getitem__, judged_at), strict=True))
+        ap_terms = map(truediv, count(1), map((1).__add__, self.relevant))  # k / (rank + 1)
         self.ap_sums = [0.0, *accumulate(ap_terms)]  # sequential, as the C loop adds them
         # the ideal ranking's gains (each grade > 0 as often as judged, highest first)
-        self.ideal = [g for g in range(len(levels) - 1, 0, -1) for _ in range(levels[g])]
+        grades = range(len(levels) - 1, 0, -1)
+        self.ideal = list(chain.from_iterable(repeat(g, levels[g]) for g in grades))
         log2 = log2_of_rank(max(self.num_ret, len(self.ideal)))
-        self.ideal_dcg = list(accumulate(g / log2[i] for i, g in enumerate(self.ideal)))
-        self.gains = [(i, rels[i]) for i in compress(ranks, map((0).__lt__, rels))]
-        self.dcg = list(accumulate(r / log2[i] for i, r in self.gains))
+        self.ideal_dcg = list(accumulate(map(truediv, self.ideal, log2)))
+        self.gain_ranks = list(compress(ranks, map((0).__lt__, rels)))  # ranks with a gain
+        self.gain_values = list(map(rels.__getitem__, self.gain_ranks))
+        discounts = map(log2.__getitem__, self.gain_ranks)
+        self.dcg = list(accumulate(map(truediv, self.gain_values, discounts)))
         self._bpref: float | None = None
 
     def found(self, k: int) -> int:
@@ -68,7 +73,7 @@ class Topic:
 
     def dcg_before(self, k: int) -> float:
         """The run's DCG over its first `k` ranks (trec_eval's gains: the grades)."""
-        n = bisect_left(self.gains, (k, -1))
+        n = bisect_left(self.gain_ranks, k)
         return self.dcg[n - 1] if n else 0.0
 
 
@@ -155,9 +160,9 @@ def _ndcg_rel(t: Topic) -> float:
     if not t.ideal:
         return 0.0
     total, last = 0.0, len(t.ideal) - 1
-    for (i, _), dcg in zip(t.gains, t.dcg, strict=True):
+    for i, dcg in zip(t.gain_ranks, t.dcg, strict=True):
         total += dcg / t.ideal_dcg[min(i, last)]
-    total += (len(t.ideal) - len(t.gains)) * (t.dcg[-1] if t.dcg else 0.0) / t.ideal_dcg[-1]
+    total += (len(t.ideal) - len(t.gain_ranks)) * (t.dcg[-1] if t.dcg else 0.0) / t.ideal_dcg[-1]
     return total / len(t.ideal) if total > 0.0 else 0.0
 
 
@@ -229,7 +234,8 @@ def _g(t: Topic) -> float:
     # Past the ideal's end each rank costs 1; every sum is a whole number (exact), so
     # the ranks without a gain are skipped and their cost added at the next gain.
     base_cost, first = sum_cost, i
-    for j, r in t.gains[bisect_left(t.gains, (i, -1)) :]:
+    n = bisect_left(t.gain_ranks, i)
+    for j, r in zip(t.gain_ranks[n:], t.gain_values[n:], strict=True):
         sum_results += r
         sum_cost = base_cost + (j - first + 1)
         value += r / math.log2(2 + sum_cost - sum_results)
