@@ -148,11 +148,17 @@ SHAPES = [
 ]
 
 
-# What every `irscore evaluate` pays before it reads a byte, step by step (OpenBLAS
-# held to one thread, as the command line holds it).
+# What `irscore evaluate` pays before it reads a byte, step by step (OpenBLAS held to
+# one thread, as the command line holds it): on small plain files (`plain_evaluate`),
+# Python and the second step; on the others, Python and the last two.
 _BLAS = "import os; os.environ.setdefault('OPENBLAS_NUM_THREADS', '1'); "
 FLOOR = {
     "Python": [sys.executable, "-c", "pass"],
+    "+ the small-file path's modules (no numpy)": [
+        sys.executable,
+        "-c",
+        "import irscore.cli.evaluate, irscore.engine.plain_evaluate",
+    ],
     "+ numpy and pyarrow": [sys.executable, "-c", _BLAS + "import numpy, pyarrow, pyarrow.csv"],
     "+ irscore's modules": [
         sys.executable,
