@@ -21,8 +21,9 @@ import math
 import os
 import stat
 from array import array
+from collections.abc import Callable
 from itertools import groupby, repeat
-from operator import itemgetter, ne
+from operator import add, itemgetter, ne
 from types import SimpleNamespace
 
 from irscore.engine import plain_measures as pm
@@ -37,7 +38,6 @@ MAX_GRADE = 1000  # trec_eval counts judgments in an array of every grade up to 
 _TEXT = bytes(range(0x20, 0x7F)).replace(b"#", b"") + b"\t\n"  # printable ASCII, no comment
 _GRADE_BYTES = b"0123456789+-"
 _SCORE_BYTES = b"0123456789+-.eE"  # with float() accepting it: `columns._DECIMAL`
-_FLOAT32_MAX = 3.4028234663852886e38
 # the convention's decisions this path takes as the reference's (-c, -l, -M vary)
 _REFERENCE_FIELDS = (
     "tie_break",
@@ -217,12 +217,12 @@ def _read_run(path: str) -> tuple[dict[bytes, list[tuple[float, bytes]]], str] |
     if b"".join(tokens).translate(None, _SCORE_BYTES):
         return None
     try:
-        scores = list(map(float, tokens))
+        scores = array("f", map(float, tokens)).tolist()  # each double cast to float, in C
     except ValueError:
         return None
-    if max(map(abs, scores)) > _FLOAT32_MAX:  # inf in float32: the engine's to refuse
+    if max(map(abs, scores)) == math.inf:  # past float32's range: the engine's to judge
         return None
-    pairs = list(zip(array("f", scores).tolist(), fields[2::7], strict=True))
+    pairs = list(zip(scores, fields[2::7], strict=True))
     topics = fields[0::7]
     by_topic: dict[bytes, list[tuple[float, bytes]]] = {}
     if sum(map(ne, topics[1:], topics[:-1])) * 16 < len(topics):  # lines grouped by topic
@@ -259,7 +259,8 @@ def _run_text(
     shown = [i for i, (f, _) in enumerate(labels) if f not in pm.SUMMARY_ONLY]
     # a topic's lines as one %-format (the topic's name put in for the NULs after)
     template = "".join(f"{labels[i][1]:<22s}\t\0\t{_format(labels[i][1])}\n" for i in shown)
-    totals = [0.0] * len(labels)
+    totals = [0.0] * len(summed)
+    pick_summed, pick_shown = _picker(summed), _picker(shown)
     lines: list[str] = []
     shared = retrieved = retrieved_judged = topics_with_judged = 0
     for topic in sorted(by_topic):
@@ -277,15 +278,14 @@ def _run_text(
         topics_with_judged += in_pool > 0
         t = pm.Topic(rels[: c.depth], qrels.levels[topic], c.rel_level, collection)
         values = [value for _, _, measure in chosen for value in measure(t)]
-        for i in summed:
-            totals[i] += values[i]
+        totals = list(map(add, totals, pick_summed(values)))
         if per_topic:
-            lines.append((template % tuple(values[i] for i in shown)).replace("\0", topic.decode()))
+            lines.append((template % pick_shown(values)).replace("\0", topic.decode()))
     if shared == 0:
         return None
     if summary:
         lines.append(f"{'runid':<22s}\tall\t{runid}\n")
-        sums = {labels[i][1]: totals[i] for i in summed}
+        sums = {labels[i][1]: total for i, total in zip(summed, totals, strict=True)}
         lines += _summary(sums, shared, qrels, c.complete)
     run_topics, judged_topics = set(by_topic), set(qrels.judged)
     notes = SimpleNamespace(
@@ -297,6 +297,13 @@ def _run_text(
         topics_with_judged=topics_with_judged,
     )
     return "".join(lines), notes
+
+
+def _picker(indices: list[int]) -> Callable[[list], tuple]:
+    """A function giving the items at `indices` of a list, as a tuple (in C)."""
+    if len(indices) == 1:
+        return lambda items: (items[indices[0]],)
+    return itemgetter(*indices)
 
 
 def _summary(sums: dict[str, float], evaluated: int, qrels: Qrels, complete: bool) -> list[str]:

@@ -65,7 +65,9 @@ class Topic:
         self.gain_values = list(map(rels.__getitem__, self.gain_ranks))
         discounts = map(log2.__getitem__, self.gain_ranks)
         self.dcg = list(accumulate(map(truediv, self.gain_values, discounts)))
+        self.at_cutoffs = [bisect_left(self.relevant, k) for k in CUTOFFS]  # found(k) each
         self._bpref: float | None = None
+        self._iprec: list[float] | None = None
 
     def found(self, k: int) -> int:
         """The relevant documents among the first `k` ranks."""
@@ -144,6 +146,13 @@ def _iprec(t: Topic, points: tuple[float, ...]) -> list[float]:
         values[cut] = best
         cut -= 1
     return values
+
+
+def _iprec_at_recall(t: Topic) -> list[float]:
+    """`_iprec` at the 11 recall points, kept for 11pt_avg."""
+    if t._iprec is None:
+        t._iprec = _iprec(t, RECALL_POINTS)
+    return t._iprec
 
 
 def _rprec_mult(t: Topic) -> list[float]:
@@ -311,14 +320,14 @@ FAMILIES: list[Family] = [
     (
         "iprec_at_recall",
         _names("iprec_at_recall", RECALL_POINTS),
-        lambda t: _iprec(t, RECALL_POINTS),
+        _iprec_at_recall,
     ),
-    ("P", _names("P", CUTOFFS), lambda t: [t.found(k) / k for k in CUTOFFS]),
+    ("P", _names("P", CUTOFFS), lambda t: list(map(truediv, t.at_cutoffs, CUTOFFS))),
     ("relstring", ["relstring"], lambda t: [_relstring(t)]),
     (
         "recall",
         _names("recall", CUTOFFS),
-        lambda t: [t.found(k) / t.num_rel if t.num_rel else 0.0 for k in CUTOFFS],
+        lambda t: [f / t.num_rel if t.num_rel else 0.0 for f in t.at_cutoffs],
     ),
     ("infAP", ["infAP"], lambda t: [_infap(t)]),
     ("gm_bpref", ["gm_bpref"], lambda t: [math.log(max(_bpref(t), MIN_GEO_MEAN))]),
@@ -334,12 +343,15 @@ FAMILIES: list[Family] = [
     (
         "map_cut",
         _names("map_cut", CUTOFFS),
-        lambda t: [t.ap_sums[t.found(k)] / t.num_rel if t.num_rel else 0.0 for k in CUTOFFS],
+        lambda t: [t.ap_sums[f] / t.num_rel if t.num_rel else 0.0 for f in t.at_cutoffs],
     ),
     (
         "relative_P",
         _names("relative_P", CUTOFFS),
-        lambda t: [t.found(k) / min(k, t.num_rel) if t.num_rel else 0.0 for k in CUTOFFS],
+        lambda t: [
+            f / min(k, t.num_rel) if t.num_rel else 0.0
+            for f, k in zip(t.at_cutoffs, CUTOFFS, strict=True)
+        ],
     ),
     (
         "success",
@@ -396,7 +408,7 @@ def _eleven_point(t: Topic) -> float:
     """m_11pt_avg.c: the interpolated precisions at the 11 recall points, added from the
     last point to the first as its loop adds them."""
     total = 0.0
-    for value in reversed(_iprec(t, RECALL_POINTS)):
+    for value in reversed(_iprec_at_recall(t)):
         total += value
     return total / len(RECALL_POINTS)
 
