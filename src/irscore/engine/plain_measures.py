@@ -176,48 +176,32 @@ def _ndcg_rel(t: Topic) -> float:
 
 
 def _rndcg(t: Topic) -> float:
-    """m_Rndcg.c, as written: the nDCG at each rank where the ideal gain changes, averaged."""
+    """m_Rndcg.c: the nDCG at each rank where the ideal gain changes, averaged. Its
+    ideal gain at rank i is the ideal ranking's (0 past its end); its loops run while
+    the previous rank's ideal gain was above 0, the run's gains only within the run."""
     if t.num_rel == 0:
         return 0.0
-    log2, rels, levels = log2_of_rank(t.num_ret + len(t.ideal) + 1), t.rels, t.levels
-    level = len(levels) - 1
-    ideal_gain = float(level) if level >= 0 else 0.0
-    old = ideal_gain
-    changed, at_level, total, dcg, ideal_dcg, i = 0, 0, 0.0, 0.0, 0.0, 0
-    while i < t.num_ret and ideal_gain > 0.0:
-        gain = rels[i] if rels[i] > 0 else 0
-        at_level += 1
-        while level >= 0 and at_level > levels[level]:
-            at_level, level = 1, level - 1
-            ideal_gain = float(level) if level >= 0 else 0.0
-        if old != ideal_gain:
+    ideal, rels = t.ideal, t.rels
+    log2 = log2_of_rank(t.num_ret + len(ideal) + 1)
+    old = previous = float(ideal[0]) if ideal else 0.0  # the top grade's gain
+    changed, total, dcg, ideal_dcg, i = 0, 0.0, 0.0, 0.0, 0
+    while previous > 0.0:
+        gain = float(ideal[i]) if i < len(ideal) else 0.0
+        if old != gain:
             if ideal_dcg > 0.0:
                 total += dcg / ideal_dcg
                 changed += 1
-            old = ideal_gain
-        if gain:
-            dcg += gain / log2[i]
-        if ideal_gain > 0.0:
-            ideal_dcg += ideal_gain / log2[i]
-        i += 1
-    if i < t.num_ret:
-        dcg = t.dcg[-1] if t.dcg else 0.0  # the rest of the run's gains, in rank order
+            old = gain
+        if i < t.num_ret and rels[i] > 0:
+            dcg += rels[i] / log2[i]
+        if gain > 0.0:
+            ideal_dcg += gain / log2[i]
+        previous, i = gain, i + 1
+    if i < t.num_ret:  # the rest of the run's gains, in rank order, then one more nDCG
+        dcg = t.dcg[-1] if t.dcg else 0.0
         if ideal_dcg > 0.0:
             total += dcg / ideal_dcg
             changed += 1
-    while ideal_gain > 0.0:
-        at_level += 1
-        while level >= 0 and at_level > levels[level]:
-            at_level, level = 1, level - 1
-            ideal_gain = float(level) if level >= 0 else 0.0
-        if old != ideal_gain:
-            if ideal_dcg > 0.0:
-                total += dcg / ideal_dcg
-                changed += 1
-            old = ideal_gain
-        if ideal_gain > 0.0:
-            ideal_dcg += ideal_gain / log2[i]
-        i += 1
     return total / changed
 
 
