@@ -21,7 +21,7 @@ import math
 import os
 import stat
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import groupby, repeat
 from operator import add, itemgetter, ne
 from types import SimpleNamespace
@@ -191,17 +191,11 @@ def _read_qrels(path: str) -> Qrels | None:
         return None
     if max(grades) > MAX_GRADE:
         return None
-    judged: dict[bytes, dict[bytes, int]] = {}
-    lines = 0
-    for topic, run in groupby(fields[0::5]):
-        count = len(list(run))
-        docs = judged.setdefault(topic, {})
-        before = len(docs)
-        docnos = fields[2 + 5 * lines : 5 * (lines + count) : 5]
-        docs.update(zip(docnos, grades[lines : lines + count], strict=True))
-        if len(docs) != before + count:  # a document judged twice for the topic
+    judged = {}
+    for topic, pairs in _grouped(fields[0::5], zip(fields[2::5], grades, strict=True)).items():
+        judged[topic] = dict(pairs)
+        if len(judged[topic]) != len(pairs):  # a document judged twice for the topic
             return None
-        lines += count
     if any(max(docs.values()) < 0 for docs in judged.values()):
         return None  # trec_eval keeps the grade counts of the topic before (form_res_rels.c)
     return Qrels(judged, sum(grade > 0 for grade in grades))
@@ -222,23 +216,29 @@ def _read_run(path: str) -> tuple[dict[bytes, list[tuple[float, bytes]]], str] |
         return None
     if max(map(abs, scores)) == math.inf:  # past float32's range: the engine's to judge
         return None
-    pairs = list(zip(scores, fields[2::7], strict=True))
-    topics = fields[0::7]
-    by_topic: dict[bytes, list[tuple[float, bytes]]] = {}
-    if sum(map(ne, topics[1:], topics[:-1])) * 16 < len(topics):  # lines grouped by topic
-        lines = 0
-        for topic, run in groupby(topics):  # a stretch of lines of one topic at a time
-            count = len(list(run))
-            by_topic.setdefault(topic, []).extend(pairs[lines : lines + count])
-            lines += count
-    else:
-        for topic, pair in zip(topics, pairs, strict=True):
-            ranked = by_topic.get(topic)
-            if ranked is None:
-                by_topic[topic] = [pair]
-            else:
-                ranked.append(pair)
+    by_topic = _grouped(fields[0::7], zip(scores, fields[2::7], strict=True))
     return by_topic, fields[-2].decode()
+
+
+def _grouped(topics: list[bytes], items: Iterable[tuple]) -> dict[bytes, list[tuple]]:
+    """Each topic's items, in file order: a stretch of lines at a time when the lines
+    are grouped by topic, else line by line (a run or qrels in no order)."""
+    items = list(items)
+    grouped: dict[bytes, list[tuple]] = {}
+    if sum(map(ne, topics[1:], topics[:-1])) * 16 < len(topics):
+        lines = 0
+        for topic, run in groupby(topics):
+            count = len(list(run))
+            grouped.setdefault(topic, []).extend(items[lines : lines + count])
+            lines += count
+        return grouped
+    for topic, item in zip(topics, items, strict=True):
+        found = grouped.get(topic)
+        if found is None:
+            grouped[topic] = [item]
+        else:
+            found.append(item)
+    return grouped
 
 
 def _run_text(
