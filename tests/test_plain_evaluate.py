@@ -282,3 +282,16 @@ def test_a_small_input_is_scored_without_numpy_or_arrow(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "[]\n"
+
+
+def test_its_families_are_the_registrys():
+    """The plain path's own lists (the registry loads numpy) name the engine's families,
+    in trec_eval's print order; runid is printed on its own."""
+    from irscore.engine import plain_measures as pm
+    from irscore.engine.measures import registry
+
+    assert ("runid", *pm.OFFICIAL) == registry.OFFICIAL
+    assert ("runid", *pm.ALL_TREC) == registry.ALL_TREC[9]
+    names = [name for _, names, _ in pm.FAMILIES for name in names]
+    assert {n for n in names if registry.is_text(n)} == pm.TEXT
+    assert {n for n in names if registry.is_integer(n)} == pm.INTEGER
