@@ -367,6 +367,22 @@ def test_import_irscore_loads_no_numerical_library():
     assert json.loads(done.stdout) == []
 
 
+def test_the_api_is_imported_when_first_used():
+    """`import irscore` (which every command runs first) leaves irscore.api unloaded;
+    each name of `__all__` loads where it lives, and is then the package's own."""
+    code = (
+        "import sys, irscore; print('irscore.api' in sys.modules); "
+        "from irscore import Convention, InputError; print('irscore.api' in sys.modules); "
+        "irscore.compare; print('irscore.api' in sys.modules, 'compare' in vars(irscore))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split("\n")[:3] == ["False", "False", "True True"]
+    assert set(irscore.__all__) <= set(dir(irscore))
+    assert irscore.Convention is Convention and irscore.InputError.__module__.endswith("errors")
+    with pytest.raises(AttributeError, match="no attribute 'evaluat'"):
+        irscore.evaluat  # noqa: B018
+
+
 def test_api_names_survive_importing_the_modules_of_the_same_names():
     import irscore.analysis.audit
     import irscore.engine.evaluate

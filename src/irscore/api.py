@@ -378,7 +378,7 @@ def _systems(
         alpha=alpha,
         B=B,
         seed=seed,
-        convention=replace(convention, name="reference"),
+        convention=convention.replace(name="reference"),
     )
     table.tests["convention"] = convention.name
     return replace(table, checks=list(scored.checks))

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -42,7 +42,7 @@ def score_runs(
     """Each named run under `convention`; counts and geometric means (no per-topic
     values) are not among the measures to test."""
     tables, checks, not_computed = [], [], []
-    labelled = replace(convention, name="reference")
+    labelled = convention.replace(name="reference")
     for name, run in runs:
         values, topics, means, notes = evaluate_one(prepare(qrels, run), convention, spec)
         tables.append(long_table(name, labelled, values, topics, means))
@@ -74,7 +74,7 @@ def paired(
         table,
         [pair],
         measures,
-        [replace(convention, name="reference")],
+        [convention.replace(name="reference")],
         tests,
         B,
         seed,

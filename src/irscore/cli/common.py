@@ -8,11 +8,13 @@ import errno
 import os
 import sys
 from collections.abc import Callable, Iterable
-from pathlib import Path
-from typing import IO, NoReturn
+from typing import IO, TYPE_CHECKING, NoReturn
 
 from irscore.engine import errors
 from irscore.engine.conventions import CHOICES, COMPAT, Convention
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 WRITE_PIECE = 1 << 20  # bytes handed to one write(2)
 
@@ -304,6 +306,8 @@ def matplotlib_config_dir() -> None:
     costs no warning on stderr; left alone when MPLCONFIGDIR is set or HOME works."""
     if "MPLCONFIGDIR" in os.environ:
         return
+    from pathlib import Path  # here: the small-file path of `evaluate` never needs it
+
     home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "matplotlib"
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"
     if all(_writable(folder) for folder in (home, cache)):

@@ -79,7 +79,6 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> str:
     """The detailed tests or the systems table, with the input checks above the text."""
     import json
-    from dataclasses import replace
 
     from irscore.analysis import systems_table
     from irscore.analysis.comparison import DEFAULT_MEASURES, paired, score_groups
@@ -141,7 +140,7 @@ def run(args: argparse.Namespace) -> str:
         alpha=args.alpha,
         B=args.B,
         seed=args.seed,
-        convention=replace(convention, name="reference"),
+        convention=convention.replace(name="reference"),
     )
     systems.tests["convention"] = convention.name
     if args.format == "tsv":

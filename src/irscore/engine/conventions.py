@@ -1,4 +1,4 @@
-"""The evaluation conventions of ../shared/docs/conventions.md as one frozen dataclass.
+"""The evaluation conventions of ../shared/docs/conventions.md as one frozen class.
 
 The defaults are the reference convention (trec_eval 9.0.x, as embedded in
 pytrec_eval); every other value changes one named decision so that its effect
@@ -8,7 +8,6 @@ can be measured in isolation.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
 from typing import Any
 
 TIE_BREAKS = (
@@ -53,29 +52,82 @@ class ConventionError(ValueError):
     """A convention with an unknown field or value."""
 
 
-@dataclass(frozen=True)
+# A convention's fields, in their order: the signature's and the repr's.
+FIELDS = (
+    "name",
+    "description",
+    "tie_break",
+    "ties",
+    "score_precision",
+    "topics",
+    "unjudged",
+    "rel_level",
+    "depth",
+    "gain",
+    "interpolation",
+    "no_relevant_topics",
+    "grades",
+    "gmax",
+    "duplicates",
+    "missing_topics",
+    "mistake",
+)
+
+
 class Convention:
-    """One evaluation convention; the defaults reproduce trec_eval 9.0.x."""
+    """One evaluation convention; the defaults reproduce trec_eval 9.0.x.
 
-    name: str = "reference"
-    description: str = "trec_eval 9.0.x / pytrec_eval"
-    tie_break: str = "docno_desc"
-    ties: str = "ordered"
-    score_precision: str = "float32"
-    topics: str = "run_and_qrels"
-    unjudged: str = "nonrelevant"
-    rel_level: int = 1
-    depth: int | None = None
-    gain: str = "linear"
-    interpolation: str = "trec_eval9"
-    no_relevant_topics: str = "zero"
-    grades: str = "raw"
-    gmax: int = 4
-    duplicates: str = "error"
-    missing_topics: str = "mean_only"
-    mistake: str | None = None
+    Frozen, compared and hashed by its fields (`FIELDS`), like a frozen dataclass;
+    `replace` makes a changed copy. A plain class because `dataclasses` imports
+    `inspect`, which the command line's small-file path would pay for at every start."""
 
-    def __post_init__(self) -> None:
+    __slots__ = FIELDS
+
+    name: str
+    description: str
+    tie_break: str
+    ties: str
+    score_precision: str
+    topics: str
+    unjudged: str
+    rel_level: int
+    depth: int | None
+    gain: str
+    interpolation: str
+    no_relevant_topics: str
+    grades: str
+    gmax: int
+    duplicates: str
+    missing_topics: str
+    mistake: str | None
+
+    def __init__(
+        self,
+        name: str = "reference",
+        description: str = "trec_eval 9.0.x / pytrec_eval",
+        tie_break: str = "docno_desc",
+        ties: str = "ordered",
+        score_precision: str = "float32",
+        topics: str = "run_and_qrels",
+        unjudged: str = "nonrelevant",
+        rel_level: int = 1,
+        depth: int | None = None,
+        gain: str = "linear",
+        interpolation: str = "trec_eval9",
+        no_relevant_topics: str = "zero",
+        grades: str = "raw",
+        gmax: int = 4,
+        duplicates: str = "error",
+        missing_topics: str = "mean_only",
+        mistake: str | None = None,
+    ) -> None:
+        given = locals()
+        for field in FIELDS:
+            object.__setattr__(self, field, given[field])
+        self._check()
+
+    def _check(self) -> None:
+        """Every field one of its choices, and no combination the measures cannot honour."""
         if self.tie_break == "expected":  # the alias: one order, averaged over its ties
             object.__setattr__(self, "tie_break", REFERENCE_TIE_BREAK)
             object.__setattr__(self, "ties", "expected")
@@ -108,6 +160,37 @@ class Convention:
                 f"{MAX_GMAX} (ERR divides by 2^gmax, a double)"
             )
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a Convention is frozen: use replace({name}=...)")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("a Convention is frozen")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, field) for field in FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{field}={getattr(self, field)!r}" for field in FIELDS)
+        return f"Convention({shown})"
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return (Convention, self._values())  # pickled for the worker processes
+
+    def replace(self, **changes: Any) -> Convention:
+        """A copy with `changes` to its fields, checked as a new convention is."""
+        unknown = sorted(set(changes) - set(FIELDS))
+        if unknown:
+            raise TypeError(f"Convention has no field(s) {', '.join(unknown)}")
+        return Convention(**{**dict(zip(FIELDS, self._values(), strict=True)), **changes})
+
     @classmethod
     def from_changes(cls, name: str, changes: Mapping[str, Any] | None = None) -> Convention:
         """The reference convention with `changes` applied; unknown keys are an error.
@@ -123,23 +206,23 @@ class Convention:
                     f"got {preset!r}"
                 )
             changes = {**COMPAT[preset], **changes}
-        known = {f.name for f in fields(cls)}
+        known = set(FIELDS)
         unknown = sorted(set(changes) - known)
         if unknown:
             raise ConventionError(
                 f"convention {name!r}: unknown field(s) {', '.join(unknown)}; "
                 f"known: {', '.join(sorted(known - {'name'}))}"
             )
-        return replace(cls(), name=name, **changes)
+        return cls().replace(name=name, **changes)
 
     def changes(self) -> dict[str, Any]:
         """The fields that differ from the reference convention (name and description aside)."""
         reference = Convention()
         return {
-            f.name: getattr(self, f.name)
-            for f in fields(self)
-            if f.name not in ("name", "description")
-            and getattr(self, f.name) != getattr(reference, f.name)
+            field: getattr(self, field)
+            for field in FIELDS
+            if field not in ("name", "description")
+            and getattr(self, field) != getattr(reference, field)
         }
 
     @property

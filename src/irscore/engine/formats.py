@@ -11,9 +11,8 @@ module (and pandas) write them: `"doc1"` is doc1.
 
 from __future__ import annotations
 
-import csv
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 RUN_FORMATS = ("auto", "trec", "csv", "tsv", "list", "json", "parquet")
 QRELS_FORMATS = ("auto", "trec", "csv", "tsv")
@@ -35,8 +34,7 @@ class FormatError(ValueError):
     """A file whose layout cannot be told, or does not suit its role."""
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
     """How to split a file's lines and what each field is.
 
     `columns` names the canonical column of each field in order ("" for a
@@ -74,6 +72,8 @@ def split(line: str, delimiter: str | None) -> list[str]:
         fields = _SPACE.split(line.strip(" \t\r\f\v"))
         return [] if fields == [""] else fields
     if '"' in line:
+        import csv  # here: a TREC file never needs it
+
         return [
             f.strip(" \r")
             for f in next(csv.reader([line], delimiter=delimiter, skipinitialspace=True), [""])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 import numpy as np
@@ -146,7 +146,7 @@ def _sorted_rows(
     if c.tie_break == "docno_desc" and c.score_precision == "float32":
         tie = p.doc_width - 1 - p.run_doc[rows]
         return rows[_reference_order(topic, p.run_score[rows], tie)]
-    reference = replace(c, tie_break="docno_desc", score_precision="float32")
+    reference = c.replace(tie_break="docno_desc", score_precision="float32")
     base = _order(p, reference, has_qrels, grade, Notes())
     score32 = as_float32(p.run_score[base])
     base_topic = p.run_topic[base]
@@ -274,7 +274,7 @@ _MISTAKES_AFTER_RANKING = ("ap_over_retrieved", "ideal_from_run", "topics_from_r
 def ranking_key(c: Convention) -> Convention:
     """The convention with every decision taken after ranking reset to the reference's."""
     mistake = None if c.mistake in _MISTAKES_AFTER_RANKING else c.mistake
-    return replace(c, mistake=mistake, **_AFTER_RANKING)
+    return c.replace(mistake=mistake, **_AFTER_RANKING)
 
 
 def rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, Notes]:

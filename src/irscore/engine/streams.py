@@ -8,10 +8,8 @@ the read at once, so endless or newline-free input costs a block of memory.
 
 from __future__ import annotations
 
-import bz2
 import contextlib
-import gzip
-import lzma
+import importlib
 import os
 import sys
 from collections.abc import Iterator
@@ -21,11 +19,12 @@ from irscore.engine import errors
 
 BLOCK = 1 << 24  # 16 MiB of text per block: Arrow's threads get 1 MiB pieces; the peak stays low
 PIECE = 1 << 20  # what Arrow's parser hands each thread; a block's columns come in such chunks
-# The first bytes of each compressed format, its name and how to open it.
+# The first bytes of each compressed format, its name and the module that opens it
+# (imported when a stream needs it).
 MAGIC = {
-    b"\x1f\x8b": ("gzip", gzip.open),
-    b"BZh": ("bzip2", bz2.open),
-    b"\xfd7zXZ\x00": ("xz", lzma.open),
+    b"\x1f\x8b": ("gzip", "gzip"),
+    b"BZh": ("bzip2", "bz2"),
+    b"\xfd7zXZ\x00": ("xz", "lzma"),
 }
 
 
@@ -82,8 +81,9 @@ def open_input(path: str | os.PathLike) -> Iterator[tuple[BinaryIO, str | None]]
     with contextlib.ExitStack() as stack:
         raw = sys.stdin.buffer if str(path) == "-" else stack.enter_context(open(path, "rb"))
         head = raw.peek(6)[:6] if hasattr(raw, "peek") else b""
-        for magic, (name, opener) in MAGIC.items():
+        for magic, (name, module) in MAGIC.items():
             if head.startswith(magic):
+                opener = importlib.import_module(module).open
                 yield stack.enter_context(opener(raw, "rb")), name
                 return
         yield raw, None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -155,7 +155,7 @@ def _spec(shown: int, k: int, convention: Convention) -> measures.MeasureSpec:
 
 def _values(p, convention: Convention, spec: measures.MeasureSpec) -> dict[str, float]:
     """Each measure of the topic under the convention, and the nDCG@i of both gains."""
-    linear = replace(convention, gain="linear")
+    linear = convention.replace(gain="linear")
     values, _, _, _ = evaluate_one(p, linear, spec)
     out = {name: float(array[0]) for name, array in values.items()}
     if convention.gain == "exponential":  # the convention's own names for its nDCG lines
@@ -328,9 +328,7 @@ def _ties(p, rows, convention: Convention, k: int) -> tuple[list[str], pd.DataFr
     )
     table = {}
     for order in TIE_ORDERS:
-        values, _, _, _ = evaluate_one(
-            p, replace(convention, tie_break=order, ties="ordered"), spec
-        )
+        values, _, _, _ = evaluate_one(p, convention.replace(tie_break=order, ties="ordered"), spec)
         table[order] = {name: float(array[0]) for name, array in values.items()}
     return groups, pd.DataFrame(table)
 

@@ -180,9 +180,7 @@ def rename(values: dict[str, Any], renames: dict[str, list[str]] | None) -> dict
 
 def changed(convention: Any, changes: tuple[tuple[str, Any], ...]) -> Any:
     """The convention with a group's changes (its name kept: the rows are the user's)."""
-    from dataclasses import replace
-
-    return replace(convention, **dict(changes)) if changes else convention
+    return convention.replace(**dict(changes)) if changes else convention
 
 
 def rename_table(table: Any, renames: dict[str, list[str]] | None) -> Any:
