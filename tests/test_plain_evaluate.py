@@ -259,6 +259,31 @@ def test_compressed_and_large_files_go_to_the_engine(tmp_path, monkeypatch, serv
     assert [answer is None for answer in served] == [True, True, False, True]
 
 
+def test_its_work_by_hand():
+    """~2 a line, and per shared topic ~1 a value, twice when printed (-q)."""
+    qrels = plain_evaluate.Qrels({b"1": {b"d1": 1}, b"2": {b"x": 0}}, 2, 1)
+    run = {b"1": [(0.5, b"d1"), (0.4, b"d2"), (0.3, b"d3")], b"7": [(0.1, b"z")]}
+    official = plain_evaluate.families_of(["official"], False)
+    all_trec = plain_evaluate.families_of(["all_trec"], True)
+    # official: 4 counts, map, gm_map, Rprec, bpref, recip_rank, 11 iprec_at_recall, 9 P
+    assert plain_evaluate._work(qrels, run, official, False) == 2 * 4 + 1 * 29 * 1
+    # all_trec under -q: 94 names (relstring, and num_q and the gm_ means of the summary)
+    assert plain_evaluate._work(qrels, run, all_trec, True) == 2 * 4 + 1 * 94 * 2
+
+
+def test_many_topics_go_to_the_engine_when_each_prints_much(tmp_path, monkeypatch, served):
+    """3,000 one-document topics: -q -m all_trec prints 94 values each (3,000 x 94 x 2
+    and 2 x 6,000 lines, past PLAIN_WORK), -m official sums 29 each (served here)."""
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("".join(f"{t} 0 d{t} {t % 2}\n" for t in range(3000)))
+    run.write_text("".join(f"{t} Q0 d{t} 1 {t / 7:.3f} tag\n" for t in range(3000)))
+    many = ["evaluate", "-q", "-m", "all_trec", str(qrels), str(run)]
+    assert run_cli(*many) == engine_cli(monkeypatch, *many)
+    official = ["evaluate", str(qrels), str(run)]
+    assert run_cli(*official) == engine_cli(monkeypatch, *official)
+    assert served[0] is None and served[1] is not None
+
+
 def test_a_limit_that_is_no_number_is_an_error(tmp_path, monkeypatch):
     qrels, run = tmp_path / "q", tmp_path / "r"
     qrels.write_text(QRELS)
