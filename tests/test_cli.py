@@ -295,7 +295,8 @@ def test_evaluate_from_files_skips_the_costly_imports(tmp_path, flags):
     """From files, `evaluate` runs Arrow's kernels through irscore.engine.arrow_compute: neither
     pyarrow.compute (its ~290 wrappers cost ~40 ms) nor pandas is imported; for small
     inputs not even the kernels (~11 MiB), and for trec_eval's names neither the peers'
-    names nor difflib's suggestions."""
+    names nor difflib's suggestions; nor numpy.ma, which np.unique's first call loads
+    (~12 ms). The engine's path: small files would otherwise take the plain one."""
     qrels, run = tmp_path / "q", tmp_path / "r"
     qrels.write_text("1 0 a 1\n1 0 b 2\n2 0 c 1\n")
     run.write_text("1 Q0 b 1 0.9 t\n1 Q0 a 2 0.9 t\n1 Q0 x 3 0.1 t\n")
@@ -304,11 +305,12 @@ def test_evaluate_from_files_skips_the_costly_imports(tmp_path, flags):
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         f"    main(['evaluate', *{flags!r}, {str(qrels)!r}, {str(run)!r}])\n"
         "costly = ('pandas', 'pyarrow.compute', 'pyarrow._compute', 'difflib',\n"
-        "          'irscore.engine.measures.peer_names')\n"
+        "          'irscore.engine.measures.peer_names', 'numpy.ma')\n"
         "costly = [m for m in costly if m in sys.modules]\n"
         "print(bool(out.getvalue()), costly)"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    env = {**os.environ, "IRSCORE_PLAIN_BYTES": "0"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.stdout == "True []\n", done.stderr
 
 

@@ -50,3 +50,10 @@ def counts(codes: np.ndarray, length: int) -> np.ndarray:
     for start in range(0, len(codes), _COUNTED_ROWS):
         total += np.bincount(codes[start : start + _COUNTED_ROWS], minlength=length)
     return total
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The sorted distinct values (`np.unique`), found by a sort: np.unique's own hash path
+    loads numpy.ma on its first call, ~12 ms of every command that needs none of it."""
+    ordered = np.sort(values, axis=None)
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered

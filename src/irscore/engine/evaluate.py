@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irscore.engine import measures, trec
+from irscore.engine import arrays, measures, trec
 from irscore.engine.conventions import REFERENCE, Convention
 from irscore.engine.long_table import concat_long, long_table, run_tag
 from irscore.engine.measures import Context, MeasureSpec, Ranking
@@ -188,9 +188,9 @@ def topic_values(p: Prepared, c: Convention, spec: MeasureSpec, text: bool = Fal
     missing = np.array([], dtype=np.int64)
     num_rel_all = None
     if c.complete:
-        missing = np.setdiff1d(np.unique(p.qrels_topic), evaluated)
+        missing = np.setdiff1d(arrays.distinct(p.qrels_topic), evaluated, assume_unique=True)
         if c.no_relevant_topics == "skip":
-            with_rel = np.unique(p.qrels_topic[q_grade >= level])
+            with_rel = arrays.distinct(p.qrels_topic[q_grade >= level])
             missing = missing[np.isin(missing, with_rel)]
         num_rel_all = float((q_grade > 0).sum())
     filled = np.zeros(len(topics), dtype=bool)

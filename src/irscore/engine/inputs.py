@@ -348,7 +348,7 @@ def _positions(topic: np.ndarray) -> np.ndarray:
     if len(topic) == 0:
         return np.zeros(0, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
-    if len(starts) == len(np.unique(topic[starts])):
+    if len(starts) == len(arrays.distinct(topic[starts])):
         return np.arange(len(topic)) - np.repeat(starts, np.diff(np.r_[starts, len(topic)])) + 1
     order = np.argsort(topic, kind="stable")
     ordered = topic[order]

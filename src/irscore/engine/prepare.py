@@ -136,7 +136,7 @@ def chunk_makers(
     # Consecutive topic codes, about `rows` run rows each; a chunk's rows in file order.
     per_topic = np.cumsum(arrays.counts(r_topic, len(labels)))
     ends = np.searchsorted(per_topic, np.arange(rows, len(r_topic), rows), "right")
-    bounds = np.unique(np.r_[ends, np.arange(topics, len(labels), topics), len(labels)])
+    bounds = arrays.distinct(np.r_[ends, np.arange(topics, len(labels), topics), len(labels)])
     chunk_of = np.repeat(np.arange(len(bounds)), np.diff(np.r_[0, bounds]))
     chunk_of = chunk_of.astype(np.min_scalar_type(len(bounds)))  # a byte a row, mostly
     q_rows, r_rows = _RowsOfChunks(chunk_of[q_topic]), _RowsOfChunks(chunk_of[r_topic])
