@@ -262,13 +262,21 @@ def test_compressed_and_large_files_go_to_the_engine(tmp_path, monkeypatch, serv
 def test_its_work_by_hand():
     """~2 a line, and per shared topic ~1 a value, twice when printed (-q)."""
     qrels = plain_evaluate.Qrels({b"1": {b"d1": 1}, b"2": {b"x": 0}}, 2, 1)
-    run = {b"1": [(0.5, b"d1"), (0.4, b"d2"), (0.3, b"d3")], b"7": [(0.1, b"z")]}
+    run = [b"1", b"Q0", b"d1", b"1", b"0.5", b"t", b"\0"] * 3  # 3 lines of topic 1
+    run += [b"7", b"Q0", b"z", b"4", b"0.1", b"t", b"\0"]  # topic 7: not judged
     official = plain_evaluate.families_of(["official"], False)
     all_trec = plain_evaluate.families_of(["all_trec"], True)
     # official: 4 counts, map, gm_map, Rprec, bpref, recip_rank, 11 iprec_at_recall, 9 P
     assert plain_evaluate._work(qrels, run, official, False) == 2 * 4 + 1 * 29 * 1
     # all_trec under -q: 94 names (relstring, and num_q and the gm_ means of the summary)
     assert plain_evaluate._work(qrels, run, all_trec, True) == 2 * 4 + 1 * 94 * 2
+
+
+def test_a_run_of_more_lines_than_the_work_left_is_refused_on_its_line_count(tmp_path):
+    run = tmp_path / "r"
+    run.write_text("1 Q0 d1 1 0.5 t\n" * 3)
+    assert len(plain_evaluate._fields(str(run), 6, 3)) == 3 * 7
+    assert plain_evaluate._fields(str(run), 6, 2) is None
 
 
 def test_many_topics_go_to_the_engine_when_each_prints_much(tmp_path, monkeypatch, served):

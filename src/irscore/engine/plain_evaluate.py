@@ -102,13 +102,14 @@ def trec_eval_text(
             return None
         texts, warnings, work = [], [], 2 * qrels.lines
         for path in run_paths:
-            run = _read_run(path)
-            if run is None:
+            fields = _fields(path, 6, (PLAIN_WORK - work) // 2)
+            if fields is None:
                 return None
-            work += _work(qrels, run[0], families, per_topic)
+            work += _work(qrels, fields, families, per_topic)
+            run = None if work > PLAIN_WORK else _read_run(fields)
             scored = (
                 None
-                if work > PLAIN_WORK
+                if run is None
                 else _run_text(qrels, *run, families, c, per_topic, summary, collection)
             )
             if scored is None:
@@ -121,16 +122,14 @@ def trec_eval_text(
         gc.enable()
 
 
-def _work(
-    qrels: Qrels, by_topic: dict[bytes, list], families: tuple[str, ...], per_topic: bool
-) -> int:
-    """About the microseconds this path takes to read a run and score it: ~2 a line, and
-    per shared topic ~1 a value (2 when printed, -q). Measured whole-process against the
-    engine: 4,000 one-document topics under -q -m all_trec took 0.70 s here and 0.38 s
-    there, 0.21 s against 0.28 s under -m official alone (docs/evaluating.md)."""
+def _work(qrels: Qrels, fields: list[bytes], families: tuple[str, ...], per_topic: bool) -> int:
+    """About the microseconds this path takes to read a run (its `_fields`) and score it:
+    ~2 a line, and per shared topic ~1 a value (2 when printed, -q). Measured whole-process
+    against the engine: 4,000 one-document topics under -q -m all_trec took 0.70 s here and
+    0.38 s there, 0.21 s against 0.28 s under -m official alone (docs/evaluating.md)."""
     values = sum(len(names) for family, names, _ in pm.FAMILIES if family in families)
-    shared = len(by_topic.keys() & qrels.judged.keys())
-    return 2 * sum(map(len, by_topic.values())) + shared * values * (1 + per_topic)
+    shared = len(set(fields[0::7]) & qrels.judged.keys())
+    return 2 * (len(fields) // 7) + shared * values * (1 + per_topic)
 
 
 def families_of(requests: list[str] | None, per_topic: bool) -> tuple[str, ...] | None:
@@ -175,12 +174,15 @@ def plain_bytes() -> int:
     return int(text)
 
 
-def _fields(path: str, width: int) -> list[bytes] | None:
+def _fields(path: str, width: int, max_lines: int | None = None) -> list[bytes] | None:
     """Every line's fields in one list, each line's followed by an end-of-line marker,
     when every line is printable ASCII, no comment, not blank, not longer than the
-    readers allow, and has `width` fields (so field f of line k is at (width + 1) k + f)."""
+    readers allow, and has `width` fields (so field f of line k is at (width + 1) k + f);
+    None at once for more than `max_lines` lines (work the engine does faster)."""
     with open(path, "rb") as file:
         data = file.read()
+    if max_lines is not None and data.count(b"\n") > max_lines:
+        return None
     if not data or data.translate(None, _TEXT):
         return None
     if not data.endswith(b"\n"):
@@ -219,12 +221,10 @@ def _read_qrels(path: str) -> Qrels | None:
     return Qrels(judged, len(grades), sum(grade > 0 for grade in grades))
 
 
-def _read_run(path: str) -> tuple[dict[bytes, list[tuple[float, bytes]]], str] | None:
-    """A run's (score, docno) pairs per topic, scores as float32 as trec_eval reads them,
-    and its tag (the last line's); None unless each score is a finite decimal number."""
-    fields = _fields(path, 6)
-    if fields is None:
-        return None
+def _read_run(fields: list[bytes]) -> tuple[dict[bytes, list[tuple[float, bytes]]], str] | None:
+    """A run's (score, docno) pairs per topic from its `_fields`, scores as float32 as
+    trec_eval reads them, and its tag (the last line's); None unless each score is a
+    finite decimal number."""
     tokens = fields[4::7]
     if b"".join(tokens).translate(None, _SCORE_BYTES):
         return None
