@@ -27,7 +27,7 @@ from operator import add, itemgetter, ne
 from types import SimpleNamespace
 
 from irscore.engine import plain_measures as pm
-from irscore.engine.conventions import Convention
+from irscore.engine.conventions import FIELDS, Convention
 from irscore.engine.errors import InputError, display_name
 from irscore.engine.input_checks import overlap
 from irscore.engine.streams import MAX_LINE
@@ -41,20 +41,9 @@ MAX_GRADE = 1000  # trec_eval counts judgments in an array of every grade up to 
 _TEXT = bytes(range(0x20, 0x7F)).replace(b"#", b"") + b"\t\n"  # printable ASCII, no comment
 _GRADE_BYTES = b"0123456789+-"
 _SCORE_BYTES = b"0123456789+-.eE"  # with float() accepting it: `columns._DECIMAL`
-# the convention's decisions this path takes as the reference's (-c, -l, -M vary)
-_REFERENCE_FIELDS = (
-    "tie_break",
-    "ties",
-    "score_precision",
-    "unjudged",
-    "gain",
-    "interpolation",
-    "no_relevant_topics",
-    "grades",
-    "gmax",
-    "duplicates",
-    "missing_topics",
-    "mistake",
+# the convention's decisions this path takes as the reference's: all but -c, -l and -M
+_REFERENCE_FIELDS = tuple(
+    f for f in FIELDS if f not in ("name", "description", "topics", "rel_level", "depth")
 )
 
 
