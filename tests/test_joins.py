@@ -124,17 +124,17 @@ def test_packed_keys_order_as_strcmp_by_hand():
     # "9" -> 9, "a" -> 49, and NUL padding is 0: base 97 - 49 + 2 = 50, width 2.
     # "1" -> 1*50 + 0 = 50, "19" -> 1*50 + 9 = 59, "9" -> 9*50 = 450, "a" -> 49*50 = 2450;
     # topic 1 adds 1 * 50^2 = 2500. So "1" < "19" < "9" < "a", as strcmp.
-    key = joins._packed(np.array([0, 0, 0, 0, 1]), pa.array(["9", "19", "1", "a", "1"]))
+    key = joins.packed(np.array([0, 0, 0, 0, 1]), pa.array(["9", "19", "1", "a", "1"]))
     assert key.tolist() == [450, 59, 50, 2450, 2550]
     # "!" (33) to "~" (126) is base 95, and 95^10 > 2^64: the bytes present, "!" -> 1 and
     # "~" -> 2, give base 3 instead. "!~!~!~!~!~" -> 1,2,1,2,... in base 3 = 36905;
     # "~" -> 2 * 3^9 = 39366.
-    key = joins._packed(np.array([0, 0]), pa.array(["!~" * 5, "~"]))
+    key = joins.packed(np.array([0, 0]), pa.array(["!~" * 5, "~"]))
     assert key.tolist() == [36905, 39366]
     # A NUL byte, or more than 64 bits of (topic, docno), leaves the strings to Arrow.
-    assert joins._packed(np.array([0]), pa.array(["a\x00"])) is None
+    assert joins.packed(np.array([0]), pa.array(["a\x00"])) is None
     long = "".join(chr(33 + i) for i in range(90))  # 91 digits a place, 90 places
-    assert joins._packed(np.array([0]), pa.array([long])) is None
+    assert joins.packed(np.array([0]), pa.array([long])) is None
 
 
 def test_the_bytes_present_are_all_counted_after_the_sample(monkeypatch):
@@ -142,9 +142,9 @@ def test_the_bytes_present_are_all_counted_after_the_sample(monkeypatch):
     # (the sample) hold "!" and "~" (base 3); the second adds "a", "b" and "c" (base 6).
     monkeypatch.setattr(joins, "_SAMPLED_BYTES", 32)
     docnos = pa.array(["!~" * 16, "abc" + "!" * 29])
-    assert joins._packed(np.array([0, 0]), docnos) is None
+    assert joins.packed(np.array([0, 0]), docnos) is None
     monkeypatch.setattr(joins, "_SAMPLED_BYTES", 64)  # the whole text: refused at once
-    assert joins._packed(np.array([0, 0]), docnos) is None
+    assert joins.packed(np.array([0, 0]), docnos) is None
 
 
 @settings(max_examples=200, deadline=None)

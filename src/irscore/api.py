@@ -78,9 +78,9 @@ def evaluate(
 
     groups = measure_groups(measures)
     grid = conventions(convention)
-    from concurrent.futures import ThreadPoolExecutor
+    from irscore.engine import threads
 
-    with freed_memory_kept(), ThreadPoolExecutor(1) as pool:  # qrels read beside the runs
+    with freed_memory_kept(), threads.pool(1) as pool:  # qrels read beside the runs
         pending = pool.submit(qrels_input, qrels, True)
         try:
             named = runs_input(runs, records=True)

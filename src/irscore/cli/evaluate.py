@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, BinaryIO
 
 from irscore.cli.common import (
     UsageError,
     add_convention_flags,
     add_input_flags,
+    checked,
     convention_from_args,
     note_not_computed,
     read_inputs,
@@ -94,6 +95,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         from irscore.engine.zscores import read_zscores
 
         zscores = read_zscores(args.Z)
+    read = _run_reader(args)
     if args.R == "qrels":
         from irscore.engine.subtopics import for_request
 
@@ -110,14 +112,14 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         their trec_eval text). A worker formats the text and returns it instead of the
         values (both cores format; the parent only writes); in this process the text
         is formatted as it is written."""
-        run = read_run(args, path)
+        run = read(path)
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
         described = run.describe() if args.verbose else None
         scored = []
         for g in groups:
             c = changed(convention, g.changes)
             if text and zscores is None and args.R == "qrels":  # chunk by chunk, to a spool
-                lines, notes = _streamed_text(qrels, run, c, g, args, runid)
+                lines, notes = _streamed_text(qrels, run, c, g, args, runid, not in_worker)
                 if in_worker:
                     lines = b"".join(lines)
                 scored.append((lines, {}, None, {}, notes.not_computed, notes))
@@ -185,6 +187,32 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     return _table_text(results, convention, args)
 
 
+def _run_reader(args: argparse.Namespace) -> Callable[[str], object]:
+    """`read_run`, except that a lone run is read on a thread beside the judgments (both
+    readers are mostly Arrow's parsing and numpy's checks, which let go of the GIL) when
+    both are regular files (a read of a pipe would not wake for Ctrl-C, `threads`). Its
+    error is raised when it is asked for, after the judgments' own."""
+    if len(args.runs) != 1 or not all(map(_regular_file, (args.qrels, args.runs[0]))):
+        return lambda path: read_run(args, path)
+    from irscore.engine import threads, trec
+
+    pool = threads.pool(1)
+    ahead = pool.submit(trec.read_run_records, args.runs[0], args.run_format)
+    pool.shutdown(wait=False)
+    return lambda path: checked(ahead.result(), "run")
+
+
+def _regular_file(path: str) -> bool:
+    """True for a regular file (not `-`, a pipe, a FIFO or a device)."""
+    import os
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # read in turn, where its error is raised as usual
+
+
 def _plain_text(args: argparse.Namespace) -> bytes | None:
     """The text `irscore.engine.plain_evaluate` makes, its warnings printed, when it
     serves these flags and files (qrels judgments, trec_eval's layout, no -Z or -J,
@@ -217,7 +245,9 @@ def _plain_text(args: argparse.Namespace) -> bytes | None:
     return text
 
 
-def _streamed_text(qrels, run, c, g, args: argparse.Namespace, runid: str) -> tuple:
+def _streamed_text(
+    qrels, run, c, g, args: argparse.Namespace, runid: str, threads: bool = False
+) -> tuple:
     """(trec_eval's text of one run under one group of measures, the `Notes`), scored a
     chunk of topics at a time (`CHUNK_TOPICS` topics at most). With several chunks, each
     chunk's per-topic lines go to a spool file as it is scored and only the running
@@ -236,8 +266,7 @@ def _streamed_text(qrels, run, c, g, args: argparse.Namespace, runid: str) -> tu
 
         spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by _read_back, or below)
     try:
-        for make in makers:
-            part = make()
+        for part in _made_in_order(makers, threads):
             if args.q:
                 printed = set(part.topics.tolist())
                 if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
@@ -269,6 +298,30 @@ def _streamed_text(qrels, run, c, g, args: argparse.Namespace, runid: str) -> tu
     )
     text = _read_back(spool) if spool is not None else itertools.chain.from_iterable(body)
     return itertools.chain(text, summary), notes
+
+
+def _made_in_order(makers: list, threads: bool) -> Iterator:
+    """Each maker's result, in order; with `threads`, the next two chunks are made on two
+    threads while this one formats the last: their joins and measures are Arrow's and
+    numpy's work, which lets go of the GIL for long stretches."""
+    if not threads or len(makers) < 2:
+        for make in makers:
+            yield make()
+        return
+    from irscore.engine import threads
+
+    with threads.pool(2) as pool:
+        pending = [pool.submit(make) for make in makers[:2]]
+        try:
+            for make in makers[2:]:
+                done = pending.pop(0).result()
+                pending.append(pool.submit(make))
+                yield done
+            for future in pending:
+                yield future.result()
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 def _read_back(spool: BinaryIO) -> Iterator[bytes]:

@@ -311,9 +311,9 @@ def evaluate(
         makers = [lambda: prepared]
     else:
         makers = chunk_makers(qrels, run, -(-length // 2) if length >= THREADED_ROWS else None)
-    from concurrent.futures import ThreadPoolExecutor  # ~10 ms of start-up, loaded when used
+    from irscore.engine import threads  # concurrent.futures: ~10 ms of start-up, when used
 
-    with ThreadPoolExecutor(len(makers)) as pool:
+    with threads.pool(len(makers)) as pool:
         chunks = list(pool.map(scored, makers))
     tables, not_computed, first = [], {}, None
     for i, c in enumerate(conventions):

@@ -173,9 +173,9 @@ def _columns(
             return _plain_strings(columns[field], f"{what} {field}", place)
         return _strings(columns[field], f"{what} {field}", place)
 
-    from concurrent.futures import ThreadPoolExecutor
+    from irscore.engine import threads
 
-    with ThreadPoolExecutor(2) as pool:  # Arrow encodes Arrow-backed columns without the GIL
+    with threads.pool(2) as pool:  # Arrow encodes Arrow-backed columns without the GIL
         columns.update(zip(ids, pool.map(checked, ids), strict=True))
     return columns, place
 

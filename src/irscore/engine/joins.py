@@ -122,9 +122,9 @@ def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:
         order, topic_start, new = _sorted(topic[rows], taken(docno, rows))
         return rows[order], topic_start, new
 
-    from concurrent.futures import ThreadPoolExecutor
+    from irscore.engine import threads
 
-    with ThreadPoolExecutor(2) as pool:
+    with threads.pool(2) as pool:
         parts = list(pool.map(half, halves))
     return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))
 
@@ -132,9 +132,9 @@ def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:
 def _sorted(topic: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A stable sort of (topic, docno) as int64 row indices, and for each sorted row
     whether it starts a topic and whether it starts a (topic, docno) pair: as one
-    integer per row when (topic, docno) fits in 64 bits (`_packed`), else by Arrow's
+    integer per row when (topic, docno) fits in 64 bits (`packed`), else by Arrow's
     sort of the strings."""
-    key = _packed(topic, docno)
+    key = packed(topic, docno)
     if key is None:
         return _sorted_strings(topic, docno)
     order = np.argsort(key).astype(np.int64)  # not stable: equal keys put in row order
@@ -150,7 +150,7 @@ def _sorted(topic: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray,
     return order, topic_start, new
 
 
-def _packed(topic: np.ndarray, docno: pa.Array) -> np.ndarray | None:
+def packed(topic: np.ndarray, docno: pa.Array) -> np.ndarray | None:
     """(topic, docno) as one unsigned integer a row that orders as the pair does: the
     topic code in the high bits, then the docno's bytes as digits (NUL padding a digit
     below them all, so a shorter prefix comes first, as strcmp has it). None when that

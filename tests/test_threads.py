@@ -1,0 +1,139 @@
+"""Helper threads: they block SIGINT (so Ctrl-C reaches the main thread, `threads`), a
+lone run of regular files is read on one beside the qrels, and chunks of topics made
+on two are written in topic order, byte for byte as one thread writes them."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import threading
+import time
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+
+from irscore.cli import evaluate as cli_evaluate
+from irscore.cli import main
+from irscore.engine import threads, trec
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(list(argv))
+    return status, out.getvalue(), err.getvalue()
+
+
+def blocked_here(_=None) -> set[int]:
+    return signal.pthread_sigmask(signal.SIG_BLOCK, set())
+
+
+def test_a_pools_threads_block_sigint_and_the_main_thread_does_not():
+    with threads.pool(2) as pool:
+        masks = list(pool.map(blocked_here, range(6)))
+    assert all(signal.SIGINT in mask for mask in masks)
+    assert signal.SIGINT not in blocked_here()
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    """A qrels and a run of 5 topics x 8 documents, ties included."""
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("".join(f"{t} 0 d{d} {(t + d) % 3}\n" for t in range(5) for d in range(8)))
+    run.write_text(
+        "".join(f"{t} Q0 d{d} {d + 1} {(d // 2) / 4} r\n" for t in range(5) for d in range(8))
+    )
+    return qrels, run
+
+
+def where_runs_are_read(monkeypatch) -> list[bool]:
+    """For each run read: whether on the main thread."""
+    seen, read = [], trec.read_run_records
+
+    def recorded(*args, **kwargs):
+        seen.append(threading.current_thread() is threading.main_thread())
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(trec, "read_run_records", recorded)
+    return seen
+
+
+def test_a_lone_run_of_regular_files_is_read_beside_the_qrels(inputs, monkeypatch):
+    qrels, run = inputs
+    seen = where_runs_are_read(monkeypatch)
+    assert run_cli("evaluate", "-m", "map", str(qrels), str(run))[0] == 0
+    assert seen == [False]
+
+
+@pytest.mark.parametrize("fifo_is", ["qrels", "run"])
+def test_with_a_fifo_the_run_is_read_on_the_main_thread(fifo_is, inputs, monkeypatch, tmp_path):
+    """A read of a FIFO would not wake for a Ctrl-C that lands on a helper thread, so
+    nothing is read beside it (the hang test_input_faults' Ctrl-C test once met)."""
+    qrels, run = inputs
+    expected = run_cli("evaluate", "-m", "map", str(qrels), str(run))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    source = qrels if fifo_is == "qrels" else run
+    writer = threading.Thread(target=lambda: fifo.write_bytes(source.read_bytes()))
+    writer.start()
+    seen = where_runs_are_read(monkeypatch)
+    paths = (fifo, run) if fifo_is == "qrels" else (qrels, fifo)
+    assert run_cli("evaluate", "-m", "map", *map(str, paths)) == expected
+    writer.join()
+    assert seen == [True]
+
+
+def test_the_qrels_error_comes_first_when_both_inputs_are_bad(inputs):
+    qrels, run = inputs
+    good_qrels, good_run = qrels.read_text(), run.read_text()
+    qrels.write_text(good_qrels + "4 0 d9 x\n")  # line 41: grade x
+    run.write_text(good_run + "4 Q0 d9\n")  # line 41: 3 fields
+    status, out, err = run_cli("evaluate", "-m", "map", str(qrels), str(run))
+    assert (status, out) == (2, "") and f"{qrels}:41: grade 'x'" in err and str(run) not in err
+    qrels.write_text(good_qrels)  # the run's own error, once the qrels is fine
+    status, out, err = run_cli("evaluate", "-m", "map", str(qrels), str(run))
+    assert (status, out) == (2, "") and f"{run}:41: expected 6 columns, found 3" in err
+
+
+def test_chunks_made_on_two_threads_come_in_order():
+    """The later chunks finish first; they still come in order."""
+
+    def maker(k: int):
+        return lambda: time.sleep(0.02 * (5 - k)) or k
+
+    makers = [maker(k) for k in range(6)]
+    assert list(cli_evaluate._made_in_order(makers, True)) == list(range(6))
+    assert list(cli_evaluate._made_in_order(makers, False)) == list(range(6))
+
+
+def test_a_chunks_error_is_raised_in_its_turn():
+    made = []
+
+    def maker(k: int):
+        def make():
+            if k == 2:
+                raise ValueError("chunk 2")
+            made.append(k)
+            return k
+
+        return make
+
+    out = []
+    with pytest.raises(ValueError, match="chunk 2"):
+        for k in cli_evaluate._made_in_order([maker(k) for k in range(5)], True):
+            out.append(k)
+    assert out == [0, 1]
+
+
+def test_one_topic_a_chunk_prints_what_one_chunk_does(inputs, monkeypatch):
+    """-q all_trec with 5 chunks (made on two threads) against 1 chunk, byte for byte."""
+    from irscore.engine import evaluate
+
+    qrels, run = inputs
+    argv = ("evaluate", "-q", "-m", "all_trec", str(qrels), str(run))
+    monkeypatch.setenv("IRSCORE_PLAIN_BYTES", "0")  # the engine, whose chunks these are
+    whole = run_cli(*argv)
+    monkeypatch.setattr(evaluate, "CHUNK_TOPICS", 1)
+    assert run_cli(*argv) == whole
+    assert whole[0] == 0 and whole[1].count("\tall\t") == 94  # all_trec's summary lines
