@@ -38,7 +38,7 @@ def line_of(skipped: np.ndarray, row: int) -> int:
 
 
 def plain_docnos(table: pa.Table) -> pa.Table:
-    """A run's docnos as plain strings: `prepare.prepare` sorts them per topic, and
+    """A block's docnos as plain strings: `prepare.prepare` sorts them per topic, and
     hashing a million mostly distinct docnos into a dictionary would cost more."""
     column = table["docno"]
     if not pa.types.is_dictionary(column.type):
@@ -165,9 +165,7 @@ def field_name(layout: Layout, i: int) -> str:
     return layout.columns[i] or f"_{i}"
 
 
-def fast_columns(
-    data: bytes, layout: Layout, run_docnos: bool = False
-) -> tuple[pa.Table, np.ndarray, int] | None:
+def fast_columns(data: bytes, layout: Layout) -> tuple[pa.Table, np.ndarray, int] | None:
     """Arrow's parser on a block of lines whose fields are split by single delimiters;
     comment lines cut out first. Returns the raw table, the 0-based indices of lines
     without a record and the number of lines, or None when anything needs the careful
@@ -190,9 +188,8 @@ def fast_columns(
     names = [field_name(layout, i) for i in range(len(layout.columns))]
     types = {name: LABEL for name in names}
     types.update({c: pa.float64() for c in ("rank", "score") if c in names})
-    types.update({name: pa.string() for name in names if name[0] == "_"})  # only checked
-    if run_docnos:  # plain strings: no hash per row
-        types["docno"] = pa.string()
+    # Plain strings: docnos (no hash per row, `plain_docnos`) and the fields only checked.
+    types.update({name: pa.string() for name in names if name[0] == "_" or name == "docno"})
     try:
         table = pa_csv.read_csv(
             pa.BufferReader(data),  # zero-copy: a file object would copy every byte
@@ -423,13 +420,7 @@ def check_unique_judgments(
             subtopic = second if len(second.dictionary) > 1 else None
     if raw.num_rows < 2:
         return subtopic
-    topic = numpy_view(raw["topic"].chunk(0).indices).astype(np.int64)
-    doc = numpy_view(raw["docno"].chunk(0).indices).astype(np.int64)
-    key = topic * max(len(raw["docno"].chunk(0).dictionary), 1) + doc
-    if subtopic is not None:
-        codes = numpy_view(subtopic.indices).astype(np.int64)
-        key = key * len(subtopic.dictionary) + codes
-    repeat = _first_repeat(key)
+    repeat = _first_repeat(_judgment_keys(raw, subtopic))
     if repeat is None:
         return subtopic
     row, first = repeat
@@ -446,8 +437,31 @@ def check_unique_judgments(
     )
 
 
+def _judgment_keys(raw: pa.Table, subtopic: pa.DictionaryArray | None) -> np.ndarray:
+    """One integer per judgment, equal for two rows exactly when they judge the same
+    (topic, docno[, subtopic]): the topic code and the docno's bytes packed into 64
+    bits where they fit (`joins.packed`), else codes from hashing the docnos."""
+    from irscore.engine import joins
+
+    topic = numpy_view(raw["topic"].chunk(0).indices)
+    docno = one_array(raw["docno"])
+    key = joins.packed(topic, docno) if subtopic is None else None
+    if key is not None:
+        return key
+    coded = ac.dictionary_encode(docno)
+    key = topic.astype(np.int64) * max(len(coded.dictionary), 1) + numpy_view(coded.indices)
+    if subtopic is not None:
+        key = key * len(subtopic.dictionary) + numpy_view(subtopic.indices)
+    return key
+
+
 def _first_repeat(key: np.ndarray) -> tuple[int, int] | None:
-    """(the first row whose key an earlier row has, that earlier row), or None."""
+    """(the first row whose key an earlier row has, that earlier row), or None. An
+    unstable sort of the keys alone says whether there is one."""
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    del ordered
     order = np.argsort(key, kind="stable")
     repeat = key[order][1:] == key[order][:-1]
     if not repeat.any():

@@ -218,6 +218,7 @@ def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
     chunk of the readers' Records."""
     if isinstance(frame, trec.Records):
         chunks = frame.table[column].chunks
+        chunks = [c if pa.types.is_dictionary(c.type) else ac.dictionary_encode(c) for c in chunks]
         return [(arrays.numpy_view(c.indices), c.dictionary) for c in chunks]
     import pandas as pd
 

@@ -65,8 +65,8 @@ HEADER_HINT = (
 @dataclass
 class Records:
     """A parsed file: one row per data line. Topics and tags are dictionary-encoded (the
-    narrowest integer codes), a run's docnos plain strings, its ranks int32 when they
-    fit, else float64 whole numbers (`frame` gives int64).
+    narrowest integer codes), docnos plain strings, a run's ranks int32 when they fit,
+    else float64 whole numbers (`frame` gives int64).
 
     `skipped` holds the line numbers of lines without a record (blank lines,
     comments, a header), so a row's line number costs nothing until asked.
@@ -313,7 +313,7 @@ class _Parser:
             data = block[start:] if start else block
             before = block.count(b"\n", 0, start)
             first_line = self.lines + 1 + before
-            fast = fast_columns(data, self.layout, self.role == "run")
+            fast = fast_columns(data, self.layout)
             if fast is None:
                 try:
                     table, skipped = self._slow_block(data, first_line, self.offset + start)
@@ -323,9 +323,10 @@ class _Parser:
                 table, skipped, lines = fast
                 skipped = skipped + first_line
                 newlines = before + lines - (not block.endswith(b"\n"))
+            table = plain_docnos(table)
             if self.role == "run":  # the Q0 column, checked, is not kept
                 table = table.drop_columns([c for c in table.column_names if c.startswith("_")])
-                table = narrowed(plain_docnos(table))
+                table = narrowed(table)
             self.tables.append(table)
             self.skipped.append(skipped)
         self.lines += block.count(b"\n") if newlines is None else newlines
@@ -398,7 +399,7 @@ class _Parser:
                     field_name(layout, i): (
                         as_arrow(np.zeros(0))
                         if column in ("rank", "score")
-                        else pa.array([], LABEL)
+                        else pa.array([], pa.string() if column == "docno" else LABEL)
                     )
                     for i, column in enumerate(layout.columns)
                 }
