@@ -2,6 +2,8 @@
 read as plain strings: packed into one 64-bit key with the topic when they fit, hashed
 into codes when they do not (long newswire-like docnos), across read blocks."""
 
+import random
+
 import pytest
 
 from irscore.engine import columns, joins, streams, trec
@@ -13,39 +15,66 @@ STYLES = {
 }
 
 
-def qrels_text(style, topics=12, docs=40):
+def qrels_text(style, order="sorted", topics=12, docs=40):
     """`topics` x `docs` judgments; topic t judges docno d, every docno judged by every
-    topic (so a key without its topic would repeat)."""
+    topic (so a key without its topic would repeat). `order`: each topic's docnos in byte
+    order (as TREC's qrels are sorted), shuffled within each topic, or every line shuffled."""
     name = STYLES[style]
-    return "".join(f"{t} 0 {name(d)} {d % 3}\n" for t in range(topics) for d in range(docs))
+    lines = [[f"{t} 0 {name(d)} {d % 3}\n" for d in range(docs)] for t in range(topics)]
+    rng = random.Random(7)
+    if order == "sorted":
+        lines = [sorted(topic, key=lambda line: line.split()[2].encode()) for topic in lines]
+    elif order == "shuffled within topics":
+        lines = [rng.sample(topic, len(topic)) for topic in lines]
+    flat = [line for topic in lines for line in topic]
+    return "".join(rng.sample(flat, len(flat)) if order == "shuffled" else flat)
+
+
+ORDERS = ["sorted", "shuffled within topics", "shuffled"]
 
 
 @pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("block", [64, streams.BLOCK])
-def test_the_same_docno_under_other_topics_is_no_repeat(style, block, tmp_path, monkeypatch):
+def test_the_same_docno_under_other_topics_is_no_repeat(style, order, block, tmp_path, monkeypatch):
     monkeypatch.setattr(streams, "BLOCK", block)
     path = tmp_path / "q"
-    path.write_text(qrels_text(style))
+    path.write_text(qrels_text(style, order))
     records = trec.read_qrels_records(path)
     assert records.table.num_rows == 12 * 40
     assert records.table["docno"].type == "string"  # never hashed into a dictionary
+    assert columns._in_order(records.table) == (order == "sorted")
 
 
 @pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("block", [64, streams.BLOCK])
-def test_a_docno_judged_twice_names_both_lines(style, block, tmp_path, monkeypatch):
+def test_a_docno_judged_twice_names_both_lines(style, order, block, tmp_path, monkeypatch):
     monkeypatch.setattr(streams, "BLOCK", block)
-    lines = qrels_text(style).splitlines(keepends=True)
-    # Line 100 (topic 2, its 20th docno: 2 x 40 + 19 + 1) again as line 301, grade changed.
-    again = lines[99].rsplit(" ", 1)[0] + " 2\n"
-    lines.insert(300, again)
+    lines = qrels_text(style, order).splitlines(keepends=True)
+    # Line 100 again as line 301, its grade changed.
+    topic, _, docno, _ = lines[99].split()
+    lines.insert(300, f"{topic} 0 {docno} 7\n")
     path = tmp_path / "q"
     path.write_text("".join(lines))
-    docno = STYLES[style](19)
     with pytest.raises(trec.TrecFormatError) as info:
         trec.read_qrels_records(path)
     assert info.value.line_no == 301
-    assert f"document {docno} is judged twice for topic 2 (first on line 100)" in str(info.value)
+    assert f"document {docno} is judged twice for topic {topic} (first on line 100)" in str(
+        info.value
+    )
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_a_repeat_next_to_its_first_in_a_sorted_file_is_found(style, tmp_path):
+    """Neighbours equal, not increasing: the sorted file's shortcut does not apply."""
+    lines = qrels_text(style).splitlines(keepends=True)
+    topic, _, docno, _ = lines[44].split()  # topic 1's 5th docno in byte order
+    lines.insert(45, f"{topic} 0 {docno} 2\n")
+    path = tmp_path / "q"
+    path.write_text("".join(lines))
+    with pytest.raises(trec.TrecFormatError, match=r"q:46: .* \(first on line 45\)"):
+        trec.read_qrels_records(path)
 
 
 def test_which_docnos_pack():

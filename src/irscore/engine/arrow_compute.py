@@ -82,6 +82,12 @@ def not_equal(values: pa.Array, other: pa.Array) -> pa.Array:
     return k.call_function("not_equal", [values, other])
 
 
+def less(values: pa.Array, other: pa.Array) -> pa.Array:
+    """Element-wise `values < other` (strings: byte by byte, a prefix first)."""
+    k = _kernels()
+    return k.call_function("less", [values, other])
+
+
 def or_(left: pa.Array, right: pa.Array) -> pa.Array:
     """Element-wise logical or (null where either is null)."""
     k = _kernels()

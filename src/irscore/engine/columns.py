@@ -418,7 +418,7 @@ def check_unique_judgments(
         if pa.types.is_dictionary(second.type) or not string_arrays.one_value(second):
             second = ac.dictionary_encode(second)
             subtopic = second if len(second.dictionary) > 1 else None
-    if raw.num_rows < 2:
+    if raw.num_rows < 2 or (subtopic is None and _in_order(raw)):
         return subtopic
     repeat = _first_repeat(_judgment_keys(raw, subtopic))
     if repeat is None:
@@ -435,6 +435,20 @@ def check_unique_judgments(
         f"(first on line {line_of(skipped, first)})",
         line,
     )
+
+
+def _in_order(raw: pa.Table) -> bool:
+    """True when each topic's judgments are consecutive lines, their docnos in strictly
+    increasing byte order, as TREC's qrels files are sorted: then no document is judged
+    twice, which one comparison of neighbours shows."""
+    topic = raw["topic"].chunk(0)
+    codes = numpy_view(topic.indices)
+    changes = codes[1:] != codes[:-1]
+    if int(np.count_nonzero(changes)) + 1 != len(topic.dictionary):  # a topic comes back
+        return False
+    docno = one_array(raw["docno"])
+    increasing = ac.less(docno.slice(0, len(docno) - 1), docno.slice(1))
+    return bool((numpy_view(ac.cast(increasing, pa.int8())).view(bool) | changes).all())
 
 
 def _judgment_keys(raw: pa.Table, subtopic: pa.DictionaryArray | None) -> np.ndarray:
