@@ -1,6 +1,6 @@
 """Helper threads: they block SIGINT (so Ctrl-C reaches the main thread, `threads`), a
-lone run of regular files is read on one beside the qrels, and chunks of topics made
-on two are written in topic order, byte for byte as one thread writes them."""
+qrels and a lone run of regular files are read on two, and chunks of topics made on
+two are written in topic order, byte for byte as one thread writes them."""
 
 from __future__ import annotations
 
@@ -47,23 +47,31 @@ def inputs(tmp_path):
     return qrels, run
 
 
-def where_runs_are_read(monkeypatch) -> list[bool]:
-    """For each run read: whether on the main thread."""
-    seen, read = [], trec.read_run_records
+def where_inputs_are_read(monkeypatch) -> list[tuple[str, bool]]:
+    """For each qrels or run read: (which, whether on the main thread)."""
+    seen = []
 
-    def recorded(*args, **kwargs):
-        seen.append(threading.current_thread() is threading.main_thread())
-        return read(*args, **kwargs)
+    def recorded(which, read):
+        def reader(*args, **kwargs):
+            seen.append((which, threading.current_thread() is threading.main_thread()))
+            return read(*args, **kwargs)
 
-    monkeypatch.setattr(trec, "read_run_records", recorded)
+        return reader
+
+    monkeypatch.setattr(trec, "read_qrels_records", recorded("qrels", trec.read_qrels_records))
+    monkeypatch.setattr(trec, "read_run_records", recorded("run", trec.read_run_records))
     return seen
 
 
-def test_a_lone_run_of_regular_files_is_read_beside_the_qrels(inputs, monkeypatch):
+def test_the_qrels_and_a_lone_run_of_regular_files_are_read_on_helpers(inputs, monkeypatch):
     qrels, run = inputs
-    seen = where_runs_are_read(monkeypatch)
+    seen = where_inputs_are_read(monkeypatch)
     assert run_cli("evaluate", "-m", "map", str(qrels), str(run))[0] == 0
-    assert seen == [False]
+    assert sorted(seen) == [("qrels", False), ("run", False)]
+    seen.clear()
+    assert run_cli("evaluate", "-m", "map", str(qrels), str(run), str(run))[0] == 0
+    # Two runs: the qrels first, here; the runs in turn (here, or in forked workers).
+    assert seen[0] == ("qrels", True) and all(main for _, main in seen)
 
 
 @pytest.mark.parametrize("fifo_is", ["qrels", "run"])
@@ -77,11 +85,11 @@ def test_with_a_fifo_the_run_is_read_on_the_main_thread(fifo_is, inputs, monkeyp
     source = qrels if fifo_is == "qrels" else run
     writer = threading.Thread(target=lambda: fifo.write_bytes(source.read_bytes()))
     writer.start()
-    seen = where_runs_are_read(monkeypatch)
+    seen = where_inputs_are_read(monkeypatch)
     paths = (fifo, run) if fifo_is == "qrels" else (qrels, fifo)
     assert run_cli("evaluate", "-m", "map", *map(str, paths)) == expected
     writer.join()
-    assert seen == [True]
+    assert seen == [("qrels", True), ("run", True)]
 
 
 def test_the_qrels_error_comes_first_when_both_inputs_are_bad(inputs):

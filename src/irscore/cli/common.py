@@ -118,9 +118,15 @@ def add_input_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def read_inputs(args: argparse.Namespace, qrels_path: str, run_paths: list[str]):
-    """The qrels as `trec.Records`, and the runs as Records read one at a time, as they
-    are asked for (so one run is in memory at once); each described under --verbose."""
+def read_inputs(
+    args: argparse.Namespace,
+    qrels_path: str,
+    run_paths: list[str],
+    read_qrels: Callable[[], object] | None = None,
+):
+    """The qrels as `trec.Records` (from `read_qrels()` when given: read already), and
+    the runs as Records read one at a time, as they are asked for (so one run is in
+    memory at once); each described under --verbose."""
     from irscore.engine import trec
 
     def described(records):
@@ -128,7 +134,8 @@ def read_inputs(args: argparse.Namespace, qrels_path: str, run_paths: list[str])
             print(f"irscore: {records.describe()}", file=sys.stderr)
         return records
 
-    qrels = described(checked(trec.read_qrels_records(qrels_path, args.qrels_format), "qrels"))
+    records = read_qrels() if read_qrels else trec.read_qrels_records(qrels_path, args.qrels_format)
+    qrels = described(checked(records, "qrels"))
     return qrels, (described(read_run(args, p)) for p in run_paths)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, BinaryIO
 
 from irscore.cli.common import (
@@ -21,6 +21,8 @@ from irscore.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from irscore.engine.measures import MeasureSpec
 
 
@@ -79,13 +81,14 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     if plain is not None:
         return iter([plain])
 
+    _arrow_memory_back_to_the_system()
+    ahead = _read_ahead(args)  # read while the measures' modules load and the flags are read
     from irscore.cli import workers
     from irscore.engine import trec_eval_text
     from irscore.engine.errors import display_name
     from irscore.engine.input_checks import overlap
     from irscore.engine.measures.groups import changed, rename
 
-    _arrow_memory_back_to_the_system()
     kind = JUDGMENT_KINDS[args.R]
     groups = _groups(args, kind)
     text = args.format == "trec"
@@ -95,11 +98,10 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         from irscore.engine.zscores import read_zscores
 
         zscores = read_zscores(args.Z)
-    read = _run_reader(args)
     if args.R == "qrels":
         from irscore.engine.subtopics import for_request
 
-        qrels, _ = read_inputs(args, args.qrels, [])
+        qrels, _ = read_inputs(args, args.qrels, [], ahead.pop("qrels").result if ahead else None)
         qrels, said = for_request(qrels, set().union(*(g.spec.families for g in groups)))
         if said:
             print(f"irscore: note: {said}", file=sys.stderr)
@@ -112,7 +114,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         their trec_eval text). A worker formats the text and returns it instead of the
         values (both cores format; the parent only writes); in this process the text
         is formatted as it is written."""
-        run = read(path)
+        run = checked(ahead.pop("run").result(), "run") if ahead else read_run(args, path)
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
         described = run.describe() if args.verbose else None
         scored = []
@@ -187,19 +189,23 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     return _table_text(results, convention, args)
 
 
-def _run_reader(args: argparse.Namespace) -> Callable[[str], object]:
-    """`read_run`, except that a lone run is read on a thread beside the judgments (both
-    readers are mostly Arrow's parsing and numpy's checks, which let go of the GIL) when
-    both are regular files (a read of a pipe would not wake for Ctrl-C, `threads`). Its
-    error is raised when it is asked for, after the judgments' own."""
-    if len(args.runs) != 1 or not all(map(_regular_file, (args.qrels, args.runs[0]))):
-        return lambda path: read_run(args, path)
+def _read_ahead(args: argparse.Namespace) -> dict[str, Future]:
+    """The qrels and a lone run, read on two threads from now on (Arrow's parsing and
+    numpy's checks let go of the GIL), when both are regular files: a read of a pipe
+    would not wake for Ctrl-C (`threads`). Their errors are raised when they are asked
+    for: the flags' first, then the qrels', then the run's. {} for anything else."""
+    paths = (args.qrels, *args.runs)
+    if args.R != "qrels" or len(args.runs) != 1 or not all(map(_regular_file, paths)):
+        return {}
     from irscore.engine import threads, trec
 
-    pool = threads.pool(1)
-    ahead = pool.submit(trec.read_run_records, args.runs[0], args.run_format)
+    pool = threads.pool(2)
+    ahead = {
+        "qrels": pool.submit(trec.read_qrels_records, args.qrels, args.qrels_format),
+        "run": pool.submit(trec.read_run_records, args.runs[0], args.run_format),
+    }
     pool.shutdown(wait=False)
-    return lambda path: checked(ahead.result(), "run")
+    return ahead
 
 
 def _regular_file(path: str) -> bool:
