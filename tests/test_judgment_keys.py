@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from irscore.engine import columns, joins, streams, trec
+from irscore.engine import columns, joins, streams, string_arrays, trec
 
 STYLES = {
     "short (packed)": lambda d: f"d{d}",
@@ -31,6 +31,15 @@ def qrels_text(style, order="sorted", topics=12, docs=40):
 
 
 ORDERS = ["sorted", "shuffled within topics", "shuffled"]
+
+
+@pytest.fixture(autouse=True, params=["numpy", "Arrow's kernels"])
+def strings_by(request, monkeypatch):
+    """Small inputs compare and code docnos in numpy (`string_arrays`), large ones with
+    Arrow's kernels: both, on the same files."""
+    if request.param != "numpy":
+        monkeypatch.setattr(string_arrays, "MOST_STRINGS", 0)
+    return request.param
 
 
 @pytest.mark.parametrize("style", STYLES)

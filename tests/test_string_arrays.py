@@ -34,6 +34,13 @@ def test_by_hand():
         "",
         "yy",
     ]
+    # Neighbours: "a" < "ab" (a prefix first), "ab" > "" no, "" < "b", "b" == "b" no.
+    assert sa.increasing(pa.array(["a", "ab", "", "b", "b"])).tolist() == [
+        True,
+        False,
+        True,
+        False,
+    ]
     assert sa.one_value(pa.array(["0", "0"])) and sa.one_value(pa.array([], pa.string()))
     assert not sa.one_value(pa.array(["0", "1"])) and not sa.one_value(pa.array(["0", "00"]))
 
@@ -42,6 +49,7 @@ def test_nul_bytes_and_large_matrices_are_left_to_the_kernels():
     # numpy's bytes compare "a" and "a\0" equal: such strings are not handled here.
     assert sa.matrix(pa.array(["a", "a\x00"])) is None
     assert sa.sorted_distinct(pa.array(["a", "a\x00"])) is None
+    assert sa.increasing(pa.array(["a", "a\x00"])) is None
     with mock.patch.object(sa, "MATRIX_BYTES", 5):  # 3 strings x 2 bytes = 6 > 5
         assert sa.first_seen_distinct(pa.array(["ab", "c", "d"])) is None
         assert sa.decoded(pa.array(["ab"]), np.array([0, 0, 0])) is None
@@ -72,6 +80,9 @@ def test_what_arrows_kernels_give(values, start):
     if len(distinct):
         assert sa.decoded(distinct, picks).equals(distinct.take(pa.array(picks)))
     assert sa.one_value(strings) == (len(set(values)) <= 1)
+    if len(strings) > 1:
+        greater = pc.greater(strings.slice(1), strings.slice(0, len(strings) - 1))
+        assert sa.increasing(strings).tolist() == greater.to_pylist()
 
 
 def test_a_small_evaluation_never_imports_the_kernels(tmp_path):

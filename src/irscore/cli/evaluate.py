@@ -83,6 +83,8 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
 
     _arrow_memory_back_to_the_system()
     ahead = _read_ahead(args)  # read while the measures' modules load and the flags are read
+    # The scoring's modules: loaded while the inputs are read, and before workers fork.
+    import irscore.engine.evaluate  # noqa: F401
     from irscore.cli import workers
     from irscore.engine import trec_eval_text
     from irscore.engine.errors import display_name

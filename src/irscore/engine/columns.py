@@ -447,8 +447,11 @@ def _in_order(raw: pa.Table) -> bool:
     if int(np.count_nonzero(changes)) + 1 != len(topic.dictionary):  # a topic comes back
         return False
     docno = one_array(raw["docno"])
-    increasing = ac.less(docno.slice(0, len(docno) - 1), docno.slice(1))
-    return bool((numpy_view(ac.cast(increasing, pa.int8())).view(bool) | changes).all())
+    increasing = string_arrays.increasing(docno)
+    if increasing is None:
+        pairs = ac.less(docno.slice(0, len(docno) - 1), docno.slice(1))
+        increasing = numpy_view(ac.cast(pairs, pa.int8())).view(bool)
+    return bool((increasing | changes).all())
 
 
 def _judgment_keys(raw: pa.Table, subtopic: pa.DictionaryArray | None) -> np.ndarray:
@@ -462,8 +465,12 @@ def _judgment_keys(raw: pa.Table, subtopic: pa.DictionaryArray | None) -> np.nda
     key = joins.packed(topic, docno) if subtopic is None else None
     if key is not None:
         return key
-    coded = ac.dictionary_encode(docno)
-    key = topic.astype(np.int64) * max(len(coded.dictionary), 1) + numpy_view(coded.indices)
+    coded = string_arrays.sorted_distinct(docno)
+    if coded is None:
+        encoded = ac.dictionary_encode(docno)
+        coded = numpy_view(encoded.indices), encoded.dictionary
+    codes, labels = coded
+    key = topic.astype(np.int64) * max(len(labels), 1) + codes
     if subtopic is not None:
         key = key * len(subtopic.dictionary) + numpy_view(subtopic.indices)
     return key

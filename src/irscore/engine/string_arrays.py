@@ -93,6 +93,16 @@ def first_seen_distinct(strings: pa.Array) -> tuple[np.ndarray, pa.Array] | None
     return code_of[codes.ravel()], from_matrix(rows[kept], lengths(strings)[kept])
 
 
+def increasing(strings: pa.Array) -> np.ndarray | None:
+    """For each string after the first, whether it is greater than the one before it;
+    or None (see module)."""
+    rows = matrix(strings) if len(strings) <= MOST_STRINGS else None
+    if rows is None:
+        return None
+    keys = _keys(rows)
+    return keys[1:] > keys[:-1]
+
+
 def decoded(dictionary: pa.Array, codes: np.ndarray) -> pa.Array | None:
     """The strings `dictionary[codes]`, or None (see module)."""
     if len(codes) > MOST_STRINGS or len(dictionary) > MOST_STRINGS:
