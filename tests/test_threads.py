@@ -74,6 +74,30 @@ def test_the_qrels_and_a_lone_run_of_regular_files_are_read_on_helpers(inputs, m
     assert seen[0] == ("qrels", True) and all(main for _, main in seen)
 
 
+def test_a_run_past_the_read_ahead_size_is_read_in_turn(inputs, monkeypatch):
+    """A big run is read after its qrels: read beside it, the qrels' reading temporaries
+    would add to the run's peak."""
+    qrels, run = inputs
+    monkeypatch.setattr(cli_evaluate, "READ_AHEAD", run.stat().st_size - 1)
+    seen = where_inputs_are_read(monkeypatch)
+    assert run_cli("evaluate", "-m", "map", str(qrels), str(run))[0] == 0
+    assert seen == [("qrels", True), ("run", True)]
+    monkeypatch.setattr(cli_evaluate, "READ_AHEAD", run.stat().st_size)
+    seen.clear()
+    assert run_cli("evaluate", "-m", "map", str(qrels), str(run))[0] == 0
+    assert sorted(seen) == [("qrels", False), ("run", False)]
+
+
+def test_the_rows_of_a_chunk():
+    """At least CHUNK_ROWS (65,536) rows, or a 64th of the run (a 128th in halves)."""
+    from irscore.engine.evaluate import chunk_rows
+
+    assert chunk_rows(1000) == chunk_rows(1000, halves=True) == 65_536
+    assert chunk_rows(10_000_000) == 156_250  # 10,000,000 / 64
+    assert chunk_rows(10_000_000, halves=True) == 78_125  # / 128
+    assert chunk_rows(64 * 65_536 + 1) == 65_537  # rounded up
+
+
 @pytest.mark.parametrize("fifo_is", ["qrels", "run"])
 def test_with_a_fifo_the_run_is_read_on_the_main_thread(fifo_is, inputs, monkeypatch, tmp_path):
     """A read of a FIFO would not wake for a Ctrl-C that lands on a helper thread, so

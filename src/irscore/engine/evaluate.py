@@ -122,12 +122,18 @@ def topic_value_makers(
     its values are made."""
     _check_ranks(run, [c])
     if rows is None:
-        length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
-        rows = max(CHUNK_ROWS, -(-length // CHUNKS))
+        rows = chunk_rows(run.table.num_rows if isinstance(run, trec.Records) else len(run))
     return [
         partial(lambda make: topic_values(make(), c, spec, text), make)
         for make in chunk_makers(qrels, run, rows, topics)
     ]
+
+
+def chunk_rows(length: int, halves: bool = False) -> int:
+    """The run rows of a chunk of topics for a run of `length` rows: `CHUNK_ROWS`, or a
+    `CHUNKS`th of a longer run; with `halves`, a `2 * CHUNKS`th (two chunks in flight on
+    two threads then hold what one holds alone)."""
+    return max(CHUNK_ROWS, -(-length // (CHUNKS * (2 if halves else 1))))
 
 
 def _check_ranks(run: Frame, conventions: Sequence[Convention]) -> None:
