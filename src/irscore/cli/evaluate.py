@@ -264,7 +264,7 @@ def _plain_text(args: argparse.Namespace) -> bytes | None:
 
 
 def _streamed_text(
-    qrels, run, c, g, args: argparse.Namespace, runid: str, threads: bool = False
+    qrels, run, c, g, args: argparse.Namespace, runid: str, on_threads: bool = False
 ) -> tuple:
     """(trec_eval's text of one run under one group of measures, the `Notes`), scored a
     chunk of topics at a time (`CHUNK_TOPICS` topics at most). With several chunks, each
@@ -283,7 +283,7 @@ def _streamed_text(
     from irscore.engine.measures.groups import rename
 
     rows, topics = chunk_rows(run.table.num_rows), CHUNK_TOPICS
-    if threads:  # two chunks in flight, each smaller: the peak of one alone (measured)
+    if on_threads:  # two chunks in flight, each smaller: the peak of one alone (measured)
         rows, topics = chunk_rows(run.table.num_rows, halves=True), max(CHUNK_TOPICS // 4, 1)
     makers = topic_value_makers(qrels, run, c, g.spec, rows, text=True, topics=topics)
     means, notes, body = RunningMeans(c), None, []
@@ -293,7 +293,7 @@ def _streamed_text(
 
         spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by _read_back, or below)
     try:
-        for part in _made_in_order(makers, threads):
+        for part in _made_in_order(makers, on_threads):
             if args.q:
                 printed = set(part.topics.tolist())
                 if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
@@ -327,11 +327,11 @@ def _streamed_text(
     return itertools.chain(text, summary), notes
 
 
-def _made_in_order(makers: list, threads: bool) -> Iterator:
-    """Each maker's result, in order; with `threads`, the next two chunks are made on two
+def _made_in_order(makers: list, on_threads: bool) -> Iterator:
+    """Each maker's result, in order; `on_threads`, the next two chunks are made on two
     threads while this one formats the last: their joins and measures are Arrow's and
     numpy's work, which lets go of the GIL for long stretches."""
-    if not threads or len(makers) < 2:
+    if not on_threads or len(makers) < 2:
         for make in makers:
             yield make()
         return

@@ -217,9 +217,7 @@ def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
     """A string column as integer codes into Arrow arrays of distinct labels: one pair per
     chunk of the readers' Records."""
     if isinstance(frame, trec.Records):
-        chunks = frame.table[column].chunks
-        chunks = [c if pa.types.is_dictionary(c.type) else ac.dictionary_encode(c) for c in chunks]
-        return [(arrays.numpy_view(c.indices), c.dictionary) for c in chunks]
+        return [_chunk_codes(chunk) for chunk in frame.table[column].chunks]
     import pandas as pd
 
     series = frame[column]
@@ -230,6 +228,18 @@ def _labelled(frame: Frame, column: str) -> list[tuple[np.ndarray, pa.Array]]:
     if pd.api.types.infer_dtype(labels, skipna=False) != "string":  # 1 and "1": one id
         labels = np.array([str(label) for label in labels], dtype=object)
     return [(codes, arrays.one_array(pa.array(labels, pa.string())))]  # not via numpy's U
+
+
+def _chunk_codes(chunk: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """A chunk of the readers' Records as (codes, labels): its dictionary's, or, for plain
+    strings (docnos), first-seen codes (in numpy for a small chunk, `string_arrays`)."""
+    if pa.types.is_dictionary(chunk.type):
+        return arrays.numpy_view(chunk.indices), chunk.dictionary
+    coded = string_arrays.first_seen_distinct(chunk)
+    if coded is None:
+        encoded = ac.dictionary_encode(chunk)
+        coded = arrays.numpy_view(encoded.indices), encoded.dictionary
+    return coded
 
 
 def _docnos(qrels: Frame, run: Frame) -> tuple[pa.Array, pa.Array]:
