@@ -17,6 +17,7 @@ from irscore.cli.common import (
     note_not_computed,
     read_inputs,
     read_run,
+    regular_file_size,
     trec_eval_version,
 )
 
@@ -202,12 +203,10 @@ def _read_ahead(args: argparse.Namespace) -> dict[str, Future]:
     would not wake for Ctrl-C, `threads`) and the run at most `READ_AHEAD` bytes. Their
     errors are raised when they are asked for: the flags' first, then the qrels', then
     the run's. {} for anything else."""
-    import os
-
-    paths = (args.qrels, *args.runs)
-    if args.R != "qrels" or len(args.runs) != 1 or not all(map(_regular_file, paths)):
+    if args.R != "qrels" or len(args.runs) != 1 or regular_file_size(args.qrels) is None:
         return {}
-    if os.stat(args.runs[0]).st_size > READ_AHEAD:
+    size = regular_file_size(args.runs[0])
+    if size is None or size > READ_AHEAD:
         return {}
     from irscore.engine import threads, trec
 
@@ -218,17 +217,6 @@ def _read_ahead(args: argparse.Namespace) -> dict[str, Future]:
     }
     pool.shutdown(wait=False)
     return ahead
-
-
-def _regular_file(path: str) -> bool:
-    """True for a regular file (not `-`, a pipe, a FIFO or a device)."""
-    import os
-    import stat
-
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False  # read in turn, where its error is raised as usual
 
 
 def _plain_text(args: argparse.Namespace) -> bytes | None:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import os
 import signal
-import stat
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from irscore.cli.common import UsageError, user_errors
+from irscore.cli.common import UsageError, regular_file_size, user_errors
 
 WORKERS = 2
 LARGEST = 256 << 20  # bytes of one run file scored beside another (about 5M lines)
@@ -48,12 +47,10 @@ def scored(score: Callable[[str, bool], Any], paths: list[str]) -> Iterator[Any]
 
 
 def _moderate_file(path: str) -> bool:
-    """True for a regular file below `LARGEST` bytes (not `-`, a pipe or a device)."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return False  # scored here, where its error is raised as usual
-    return stat.S_ISREG(info.st_mode) and info.st_size < LARGEST
+    """True for a regular file below `LARGEST` bytes (not `-`, a pipe or a device; a path
+    that cannot be read is scored here, where its error is raised as usual)."""
+    size = regular_file_size(path)
+    return size is not None and size < LARGEST
 
 
 def _start_worker() -> None:
