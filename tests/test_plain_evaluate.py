@@ -143,10 +143,14 @@ def inputs(draw):
     return "\n".join(qrels) + "\n", "\n".join(run) + draw(st.sampled_from(["\n", ""]))
 
 
-FLAGS = st.lists(
-    st.sampled_from(["-q", "-c", "-n", "-M 3", "-M 30", "-l 2", "-N 100", "-m all_trec"]),
-    unique=True,
-    max_size=4,
+# Each choice drawn on its own, so that pairs of them (-l 2 with every measure: the
+# gains of grades below the level) come up in about a quarter of the examples.
+FLAGS = st.builds(
+    lambda measures, level, depth, others: measures + level + depth + sorted(others),
+    st.sampled_from([[], ["-m all_trec"]]),
+    st.sampled_from([[], ["-l 2"]]),
+    st.sampled_from([[], ["-M 3"], ["-M 30"]]),
+    st.sets(st.sampled_from(["-q", "-c", "-n", "-N 100"])),
 )
 
 
@@ -290,6 +294,35 @@ def test_many_topics_go_to_the_engine_when_each_prints_much(tmp_path, monkeypatc
     official = ["evaluate", str(qrels), str(run)]
     assert run_cli(*official) == engine_cli(monkeypatch, *official)
     assert served[0] is None and served[1] is not None
+
+
+def test_a_long_line_is_found_at_each_place_by_hand(monkeypatch):
+    """With MAX_LINE 4: a line of 3 bytes is short, one of 4 is long, wherever it is
+    (first, across the first window's end, last, or after many short lines)."""
+    monkeypatch.setattr(plain_evaluate, "MAX_LINE", 4)
+    assert not plain_evaluate._long_line(b"abc\n")  # 4 bytes in all: no search
+    assert not plain_evaluate._long_line(b"abc\nabc\nab\na\n\nabc\n")
+    assert plain_evaluate._long_line(b"abcd\n")
+    assert plain_evaluate._long_line(b"ab\nabcd\nab\n")  # starts at 3, window 3..6
+    assert plain_evaluate._long_line(b"a\n" * 9 + b"abcde\n")
+    assert plain_evaluate._long_line(b"abc\nabc\nabcd\n")
+
+
+@given(st.lists(st.integers(0, 9), min_size=1, max_size=40), st.integers(1, 12))
+def test_a_long_line_is_what_the_line_lengths_say(lengths, limit):
+    data = b"".join(b"x" * n + b"\n" for n in lengths)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(plain_evaluate, "MAX_LINE", limit)
+        assert plain_evaluate._long_line(data) == (max(lengths) >= limit)
+
+
+@given(st.lists(st.sampled_from([b"1", b"2", b"10"]), max_size=60))
+def test_items_are_grouped_by_topic_in_file_order_whatever_the_order(topics):
+    items = [(i,) for i in range(len(topics))]
+    grouped = plain_evaluate._grouped(topics, items)
+    assert list(grouped) == list(dict.fromkeys(topics))
+    for topic, found in grouped.items():
+        assert found == [(i,) for i, t in enumerate(topics) if t == topic]
 
 
 def test_a_limit_that_is_no_number_is_an_error(tmp_path, monkeypatch):
