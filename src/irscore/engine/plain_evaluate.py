@@ -21,6 +21,7 @@ import math
 import os
 import stat
 from array import array
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from itertools import groupby, repeat
 from operator import add, itemgetter, ne
@@ -56,15 +57,16 @@ class Qrels:
         self.relevant_lines = relevant_lines  # grade > 0, every topic: -c's num_rel
         self.levels = {}
         for topic, grades in judged.items():
-            counts = [0] * (max(grades.values()) + 1)
-            for grade in grades.values():
+            tally = Counter(grades.values())  # counted in C
+            counts = [0] * (max(tally) + 1)
+            for grade, n in tally.items():
                 if grade >= 0:
-                    counts[grade] += 1
+                    counts[grade] = n
             self.levels[topic] = counts
-        for grades in judged.values():
-            for docno, grade in grades.items():
-                if grade < 0:
-                    grades[docno] = pm.UNJUDGED
+            if min(tally) < 0:
+                for docno, grade in grades.items():
+                    if grade < 0:
+                        grades[docno] = pm.UNJUDGED
 
 
 def trec_eval_text(
@@ -176,13 +178,26 @@ def _fields(path: str, width: int, max_lines: int | None = None) -> list[bytes] 
         return None
     if not data.endswith(b"\n"):
         data += b"\n"
-    if len(data) > MAX_LINE and max(map(len, data.split(b"\n"))) >= MAX_LINE:
+    if _long_line(data):
         return None
     fields = data.replace(b"\n", b" \0 ").split()  # NUL: no line holds one (`_TEXT`)
     lines = data.count(b"\n")
     if len(fields) != (width + 1) * lines or fields[width :: width + 1].count(b"\0") != lines:
         return None
     return fields
+
+
+def _long_line(data: bytes) -> bool:
+    """True when a line of `data` (which ends with a newline) has `MAX_LINE` bytes or
+    more: no newline within `MAX_LINE` bytes of a line's start. Each step jumps to the
+    last line that starts in the window, so a file takes a few searches in C."""
+    start = 0
+    while len(data) - start > MAX_LINE:
+        end = data.rfind(b"\n", start, start + MAX_LINE)
+        if end < 0:
+            return True
+        start = end + 1
+    return False
 
 
 def _read_qrels(path: str) -> Qrels | None:
@@ -207,7 +222,7 @@ def _read_qrels(path: str) -> Qrels | None:
             return None
     if any(max(docs.values()) < 0 for docs in judged.values()):
         return None  # trec_eval keeps the grade counts of the topic before (form_res_rels.c)
-    return Qrels(judged, len(grades), sum(grade > 0 for grade in grades))
+    return Qrels(judged, len(grades), sum(map((0).__lt__, grades)))
 
 
 def _read_run(fields: list[bytes]) -> tuple[dict[bytes, list[tuple[float, bytes]]], str] | None:
@@ -221,7 +236,7 @@ def _read_run(fields: list[bytes]) -> tuple[dict[bytes, list[tuple[float, bytes]
         scores = array("f", map(float, tokens)).tolist()  # each double cast to float, in C
     except ValueError:
         return None
-    if max(map(abs, scores)) == math.inf:  # past float32's range: the engine's to judge
+    if not math.isfinite(sum(scores)):  # a score past float32's range (inf): the engine's
         return None
     by_topic = _grouped(fields[0::7], zip(scores, fields[2::7], strict=True))
     return by_topic, fields[-2].decode()
@@ -229,22 +244,18 @@ def _read_run(fields: list[bytes]) -> tuple[dict[bytes, list[tuple[float, bytes]
 
 def _grouped(topics: list[bytes], items: Iterable[tuple]) -> dict[bytes, list[tuple]]:
     """Each topic's items, in file order: a stretch of lines at a time when the lines
-    are grouped by topic, else line by line (a run or qrels in no order)."""
+    are grouped by topic, else each item appended to its topic's list (in C: `map`)."""
     items = list(items)
-    grouped: dict[bytes, list[tuple]] = {}
     if sum(map(ne, topics[1:], topics[:-1])) * 16 < len(topics):
+        grouped: dict[bytes, list[tuple]] = {}
         lines = 0
         for topic, run in groupby(topics):
             count = len(list(run))
             grouped.setdefault(topic, []).extend(items[lines : lines + count])
             lines += count
         return grouped
-    for topic, item in zip(topics, items, strict=True):
-        found = grouped.get(topic)
-        if found is None:
-            grouped[topic] = [item]
-        else:
-            found.append(item)
+    grouped = {topic: [] for topic in dict.fromkeys(topics)}  # first-seen order
+    deque(map(list.append, map(grouped.__getitem__, topics), items), maxlen=0)
     return grouped
 
 

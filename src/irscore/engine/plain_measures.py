@@ -61,11 +61,13 @@ class Topic:
         self.ideal = list(chain.from_iterable(repeat(g, levels[g]) for g in grades))
         log2 = log2_of_rank(max(self.num_ret, len(self.ideal)))
         self.ideal_dcg = list(accumulate(map(truediv, self.ideal, log2)))
-        self.gain_ranks = list(compress(ranks, map((0).__lt__, rels)))  # ranks with a gain
+        # the ranks with a gain (grade > 0): the relevant ones, unless -l sets a higher level
+        gains = compress(ranks, map((0).__lt__, rels))
+        self.gain_ranks = self.relevant if rel_level == 1 else list(gains)
         self.gain_values = list(map(rels.__getitem__, self.gain_ranks))
         discounts = map(log2.__getitem__, self.gain_ranks)
         self.dcg = list(accumulate(map(truediv, self.gain_values, discounts)))
-        self.at_cutoffs = [bisect_left(self.relevant, k) for k in CUTOFFS]  # found(k) each
+        self.at_cutoffs = list(map(bisect_left, repeat(self.relevant), CUTOFFS))  # found(k)
         self._bpref: float | None = None
         self._iprec: list[float] | None = None
 
