@@ -237,10 +237,8 @@ def _coded(column: pd.Series, what: str, place: Place) -> pd.Categorical:
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes, labels = column.cat.codes.to_numpy(), column.cat.categories
     elif _arrow_strings(column.dtype):
-        encoded = ac.dictionary_encode(arrays.one_array(pa.array(column)))
-        codes = ac.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
-        codes = codes.to_numpy()
-        labels = pd.Index(encoded.dictionary.to_pandas())
+        codes, dictionary = dictionary_codes(arrays.one_array(pa.array(column)))
+        labels = pd.Index(dictionary.to_pandas())
     else:
         codes, labels = pd.factorize(column.to_numpy(), use_na_sentinel=True)
     if (codes < 0).any():
@@ -299,6 +297,25 @@ def _bad_ids(strings: pa.Array) -> tuple[pa.Array | None, str]:
     return None, ""
 
 
+def dictionary_codes(strings: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Arrow's dictionary encoding of `strings` (codes in first-seen order, -1 for a
+    missing value) as numpy codes and the dictionary. A long column in stretches of one
+    value (a run's topics, row after row) is encoded a stretch at a time: neighbours
+    compared once, then only each stretch's first string hashed (5 ms instead of 12 for
+    1M topic ids); the codes and dictionary are the same."""
+    n = len(strings)
+    if n >= max(STRETCHES, 1) and strings.null_count == 0:
+        changed = ac.cast(ac.not_equal(strings.slice(1), strings.slice(0, n - 1)), pa.int8())
+        starts = np.flatnonzero(np.r_[True, arrays.numpy_view(changed).view(bool)])
+        if len(starts) * 8 <= n:
+            heads = ac.dictionary_encode(ac.take(strings, arrays.as_arrow(starts)))
+            codes = np.repeat(heads.indices.to_numpy(), np.diff(np.r_[starts, n]))
+            return codes, heads.dictionary
+    encoded = ac.dictionary_encode(strings)
+    codes = ac.fill_null(encoded.indices, -1) if encoded.null_count else encoded.indices
+    return codes.to_numpy(), encoded.dictionary
+
+
 def _maybe_blank(strings: pa.Array) -> bool:
     """False when no string can be empty or hold whitespace: every byte of the text is
     printable ASCII (whitespace is a byte up to 0x20 in ASCII, bytes from 0x80 beyond)
@@ -311,6 +328,11 @@ def _maybe_blank(strings: pa.Array) -> bool:
     text = np.frombuffer(data, np.uint8)[ends[0] : ends[-1]] if data is not None else b""
     return bool((np.diff(ends) == 0).any() or len(text) == 0 or ((text - 0x21) >= 0x5F).any())
 
+
+# The shortest column `dictionary_codes` first splits into stretches of one value: the
+# comparison of neighbours costs a fifth of hashing every row, and a column of more
+# stretches than an eighth of its rows (docnos, shuffled topics) is then hashed whole.
+STRETCHES = 1 << 16
 
 # Rows sampled (spread over the column) to tell mostly distinct docnos from a small pool:
 # a pool of P docnos shows as at most half distinct in ~1.6 P draws, so pools of up to
