@@ -50,7 +50,9 @@ class Prepared:
     `run_doc` is a row's docno as its rank among the distinct docnos of its
     topic (run and qrels together; of all topics for a DataFrame run) in byte
     order, as trec_eval's strcmp orders them; `doc_width` bounds it. Equal
-    (topic, docno) rows share a code.
+    (topic, docno) rows share a code. For docnos of 9 to 16 bytes without a
+    repeat (`joins._matched`), only rows tied at one float32 score are ranked
+    (all the ranking reads: a tie's order; a repeat's check needs `has_duplicates`).
     """
 
     topics: np.ndarray
@@ -196,7 +198,7 @@ def _prepared(labels: np.ndarray, qrels: tuple, run: tuple, **where) -> Prepared
         width = len(r_docno.dictionary)
         joined = joins.join_codes(q_topic, q_doc, q_grade, r_topic, r_doc, width)
     else:
-        joined = joins.join(q_topic, q_docno, q_grade, r_topic, r_docno)
+        joined = joins.join(q_topic, q_docno, q_grade, r_topic, r_docno, r_score)
     return Prepared(
         topics=labels,
         run_docno=Labels(r_docno),

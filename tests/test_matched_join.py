@@ -1,0 +1,132 @@
+"""`joins._matched`: docnos of 9 to 16 bytes joined as two 64-bit words, without a sort;
+a row's `doc` orders only the run rows tied at one float32 score. Worked by hand, then
+against the sort's join (`joins.join` without scores) on generated newswire-like rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irscore.engine import joins
+
+NJ = joins.NOT_JUDGED
+
+
+def _arrays(qrels: list[tuple[int, str, int]], run: list[tuple[int, str, float]]) -> tuple:
+    """The join's arguments: qrels (topic, docno, grade), run (topic, docno, score)."""
+    return (
+        np.array([t for t, _, _ in qrels], dtype=np.int64),
+        pa.array([d for _, d, _ in qrels], pa.string()),
+        np.array([g for _, _, g in qrels], dtype=np.int64),
+        np.array([t for t, _, _ in run], dtype=np.int64),
+        pa.array([d for _, d, _ in run], pa.string()),
+        np.array([s for _, _, s in run], dtype=np.float64),
+    )
+
+
+def test_words_by_hand():
+    # "FBIS3-10082" is 11 bytes: the first 8 in the high word, then "082" and 5 NULs
+    high, low = joins._words(pa.array(["FBIS3-10082", "LA010189-0001AB"]))
+    assert int(high[0]) == int.from_bytes(b"FBIS3-10", "big")
+    assert int(low[0]) == int.from_bytes(b"082\0\0\0\0\0", "big")
+    assert int(low[1]) == int.from_bytes(b"-0001AB\0", "big")  # 15 bytes: 8, then 7
+    assert joins._words(pa.array(["FBIS3-10082", "FT921-7"])) is not None  # one of 9+
+    assert joins._words(pa.array(["D1234567", "ABCDEFGH"])) is None  # 8 bytes at most: packed
+    assert joins._words(pa.array(["x" * 17])) is None  # past two words: the sort
+    assert joins._words(pa.array(["FBIS3\x00-10082"])) is None  # a NUL: strcmp stops there
+
+
+def test_words_order_as_strcmp():
+    # a prefix first (NUL padding is below every byte), then byte by byte
+    names = ["FBIS3-1000", "FBIS3-10000", "FBIS3-1001", "FBIS3-100", "FBIS4-1", "FB"]
+    high, low = joins._words(pa.array(names))
+    by_words = sorted(range(len(names)), key=lambda i: (int(high[i]), int(low[i])))
+    assert [names[i] for i in by_words] == sorted(names)
+
+
+def test_grades_and_tie_ranks_by_hand():
+    # Topic 0: scores 2.0, 1.0, 1.0, 0.5 -> only the two rows at 1.0 tie; their docnos
+    # FT911-00002 < LA0101-0001 in bytes, so FT911 gets 0 and LA0101 1 (width 2).
+    # Topic 1: 0.1 and 0.1 + 1e-9 are one float32 (tied); -0.0 and 0.0 tie too.
+    qrels = [(0, "LA0101-0001", 2), (0, "FBIS3-0001", 0), (1, "FBIS3-0001", 1)]
+    run = [
+        (0, "FBIS3-0001", 2.0),
+        (0, "LA0101-0001", 1.0),
+        (0, "FT911-00002", 1.0),
+        (0, "FBIS3-0002", 0.5),
+        (1, "FBIS3-0009", 0.1),
+        (1, "FBIS3-0001", 0.1 + 1e-9),
+        (1, "FBIS3-0005", -0.0),
+        (1, "FBIS3-0004", 0.0),
+    ]
+    joined = joins._matched(*_arrays(qrels, run))
+    assert joined.grade.tolist() == [0, 2, NJ, NJ, NJ, 1, NJ, NJ]
+    # tied rows' docnos in byte order: FBIS3-0001 0, FBIS3-0004 1, FBIS3-0005 2,
+    # FBIS3-0009 3, FT911-00002 4, LA0101-0001 5 (ranks across groups: only order counts)
+    assert joined.doc.tolist() == [0, 5, 4, 0, 3, 0, 2, 1]
+    assert joined.width == 6
+    assert not joined.has_duplicates
+
+
+def test_a_repeat_goes_to_the_sort_which_finds_it():
+    run = [(0, "FBIS3-0001", 2.0), (0, "FBIS3-0002", 1.0), (0, "FBIS3-0001", 0.5)]
+    arrays = _arrays([(0, "FBIS3-0001", 1)], run)
+    assert joins._matched(*arrays) is None
+    assert joins.join(*arrays).has_duplicates
+    # the same docno under two topics is no repeat
+    assert joins._matched(*_arrays([], [(0, "FBIS3-0001", 1.0), (1, "FBIS3-0001", 1.0)]))
+
+
+@pytest.mark.parametrize("side", ["run", "qrels and run"])
+def test_a_collision_of_mixes_goes_to_the_sort(monkeypatch, side):
+    """With the high word left out of the mix, docnos that differ only in their first 8
+    bytes mix alike: within the run, or a judged docno with a retrieved one."""
+    monkeypatch.setattr(joins, "_MIX", (np.uint64(0), *joins._MIX[1:]))
+    if side == "run":
+        qrels, run = [], [(0, "AAAAAAAA-1", 1.0), (0, "BBBBBBBB-1", 0.5)]
+    else:
+        qrels, run = [(0, "AAAAAAAA-1", 3)], [(0, "BBBBBBBB-1", 1.0)]
+    arrays = _arrays(qrels, run)
+    assert joins._matched(*arrays) is None
+    assert joins.join(*arrays).grade.tolist() == [NJ] * len(run)
+
+
+# 9 to 12 bytes, some a prefix of others ("FBIS3-000" of "FBIS3-00001")
+DOCNOS = [f"{p}-{n:0{w}d}" for p in ("FBIS3", "FT911", "LA0101") for w in (3, 5) for n in range(12)]
+
+
+@st.composite
+def newswire(draw) -> tuple:
+    """Qrels and a run (no repeats) over newswire-like docnos, scores with exact and
+    float32-only ties, several topics."""
+    rng = draw(st.randoms(use_true_random=False))
+    qrels, run = [], []
+    for topic in range(draw(st.integers(1, 4))):
+        docs = rng.sample(DOCNOS, rng.randint(1, 30))
+        for d in rng.sample(DOCNOS, rng.randint(0, 20)):
+            qrels.append((topic, d, rng.choice([-1, 0, 1, 2])))
+        for d in docs:
+            base = rng.choice([1.0, 0.5, 0.25, 0.1, -0.0, 0.0, 3.0 + rng.random()])
+            run.append((topic, d, base + rng.choice([0.0, 0.0, 1e-9])))
+    rng.shuffle(run)
+    return qrels, run
+
+
+@settings(max_examples=200, deadline=None)
+@given(newswire())
+def test_the_same_grades_and_tie_order_as_the_sort(rows):
+    qrels, run = rows
+    arrays = _arrays(qrels, run)
+    matched, sorted_join = joins._matched(*arrays), joins.join(*arrays[:5])
+    assert matched is not None
+    assert matched.grade.tolist() == sorted_join.grade.tolist()
+    score32 = arrays[5].astype(np.float32) + np.float32(0.0)
+    for key in {(t, s) for t, s in zip(arrays[3], score32, strict=True)}:
+        rows_of = np.flatnonzero((arrays[3] == key[0]) & (score32 == key[1]))
+        by_matched = rows_of[np.argsort(matched.doc[rows_of], kind="stable")]
+        by_sort = rows_of[np.argsort(sorted_join.doc[rows_of], kind="stable")]
+        assert by_matched.tolist() == by_sort.tolist()
+        assert len(set(matched.doc[rows_of])) == len(rows_of) or len(rows_of) == 1
