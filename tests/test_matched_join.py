@@ -15,6 +15,14 @@ from irscore.engine import joins
 NJ = joins.NOT_JUDGED
 
 
+@pytest.fixture
+def unpacked(monkeypatch):
+    """No (topic, docno) packs into 64 bits, and ties of any share stay: the short docnos
+    of the few rows below take `_matched`."""
+    monkeypatch.setattr(joins, "_long_unpacked", lambda *args: True)
+    monkeypatch.setattr(joins, "_MOST_TIED", 1.01)
+
+
 def _arrays(qrels: list[tuple[int, str, int]], run: list[tuple[int, str, float]]) -> tuple:
     """The join's arguments: qrels (topic, docno, grade), run (topic, docno, score)."""
     return (
@@ -27,7 +35,7 @@ def _arrays(qrels: list[tuple[int, str, int]], run: list[tuple[int, str, float]]
     )
 
 
-def test_words_by_hand():
+def test_words_by_hand(unpacked):
     # "FBIS3-10082" is 11 bytes: the first 8 in the high word, then "082" and 5 NULs
     high, low = joins._words(pa.array(["FBIS3-10082", "LA010189-0001AB"]))
     assert int(high[0]) == int.from_bytes(b"FBIS3-10", "big")
@@ -39,7 +47,7 @@ def test_words_by_hand():
     assert joins._words(pa.array(["FBIS3\x00-10082"])) is None  # a NUL: strcmp stops there
 
 
-def test_words_order_as_strcmp():
+def test_words_order_as_strcmp(unpacked):
     # a prefix first (NUL padding is below every byte), then byte by byte
     names = ["FBIS3-1000", "FBIS3-10000", "FBIS3-1001", "FBIS3-100", "FBIS4-1", "FB"]
     high, low = joins._words(pa.array(names))
@@ -47,7 +55,7 @@ def test_words_order_as_strcmp():
     assert [names[i] for i in by_words] == sorted(names)
 
 
-def test_grades_and_tie_ranks_by_hand():
+def test_grades_and_tie_ranks_by_hand(unpacked):
     # Topic 0: scores 2.0, 1.0, 1.0, 0.5 -> only the two rows at 1.0 tie; their docnos
     # FT911-00002 < LA0101-0001 in bytes, so FT911 gets 0 and LA0101 1 (width 2).
     # Topic 1: 0.1 and 0.1 + 1e-9 are one float32 (tied); -0.0 and 0.0 tie too.
@@ -71,7 +79,7 @@ def test_grades_and_tie_ranks_by_hand():
     assert not joined.has_duplicates
 
 
-def test_a_repeat_goes_to_the_sort_which_finds_it():
+def test_a_repeat_goes_to_the_sort_which_finds_it(unpacked):
     run = [(0, "FBIS3-0001", 2.0), (0, "FBIS3-0002", 1.0), (0, "FBIS3-0001", 0.5)]
     arrays = _arrays([(0, "FBIS3-0001", 1)], run)
     assert joins._matched(*arrays) is None
@@ -81,7 +89,7 @@ def test_a_repeat_goes_to_the_sort_which_finds_it():
 
 
 @pytest.mark.parametrize("side", ["run", "qrels and run"])
-def test_a_collision_of_mixes_goes_to_the_sort(monkeypatch, side):
+def test_a_collision_of_mixes_goes_to_the_sort(monkeypatch, unpacked, side):
     """With the high word left out of the mix, docnos that differ only in their first 8
     bytes mix alike: within the run, or a judged docno with a retrieved one."""
     monkeypatch.setattr(joins, "_MIX", (np.uint64(0), *joins._MIX[1:]))
@@ -120,7 +128,11 @@ def newswire(draw) -> tuple:
 def test_the_same_grades_and_tie_order_as_the_sort(rows):
     qrels, run = rows
     arrays = _arrays(qrels, run)
-    matched, sorted_join = joins._matched(*arrays), joins.join(*arrays[:5])
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(joins, "_long_unpacked", lambda *args: True)
+        m.setattr(joins, "_MOST_TIED", 1.01)
+        matched = joins._matched(*arrays)
+    sorted_join = joins.join(*arrays[:5])
     assert matched is not None
     assert matched.grade.tolist() == sorted_join.grade.tolist()
     score32 = arrays[5].astype(np.float32) + np.float32(0.0)
@@ -130,3 +142,35 @@ def test_the_same_grades_and_tie_order_as_the_sort(rows):
         by_sort = rows_of[np.argsort(sorted_join.doc[rows_of], kind="stable")]
         assert by_matched.tolist() == by_sort.tolist()
         assert len(set(matched.doc[rows_of])) == len(rows_of) or len(rows_of) == 1
+
+
+def test_which_docnos_take_it():
+    """Newswire docnos: 16 bytes from 17 byte values (18**16 > 2**64); 9-byte `D` and 8
+    digits pack (bytes 0 to D: base 22, and 22**9 x 1,000 topic codes < 2**64)."""
+    news = ["FR940104-0-00001", "FBIS3-10082", "LA010189-0001", "FT911-3254"]
+    rows = [(0, d, 1.0 + i) for i, d in enumerate(news)]
+    assert joins._matched(*_arrays([(0, "FBIS4-22", 1)], rows)) is not None
+    digits = [(t, f"D{t}{i:07d}", 1.0 + i) for t in range(2) for i in range(4)]
+    qrels = [(999, "D99900000", 1)]  # 1,000 topic codes
+    assert joins._matched(*_arrays(qrels, digits)) is None
+
+
+def test_long_unpacked_by_hand():
+    news = pa.array(["FR940104-0-00001", "FBIS3-10082", "LA010189-0001", "FT911-3254"])
+    assert joins._long_unpacked((news, pa.array(["FBIS4-22"])), 1)  # 18**16 > 2**64
+    # 9 bytes from 0 to D: by their distance, base 22, and 22**9 x 1,000 < 2**64
+    assert not joins._long_unpacked((pa.array(["D12345678"]),), 1000)
+    # 16 bytes of ! and ~: by distance base 95 (too wide), but 2 bytes: 3**16 < 2**64
+    assert not joins._long_unpacked((pa.array(["!~" * 8]),), 1)
+    assert not joins._long_unpacked((pa.array(["FBIS3-1"]), pa.array(["LA01"])), 1)  # <= 8
+    assert not joins._long_unpacked((pa.array(["FR940104-0-00001X"]),), 1)  # 17 bytes
+    assert not joins._long_unpacked((pa.array(["FR940104-0\x00-0001"]),), 1)  # a NUL
+
+
+def test_a_run_that_mostly_ties_goes_to_the_sort(unpacked, monkeypatch):
+    # 2 of 8 rows tied: a quarter -> the sort; 2 of 9 -> here (0.22 < 0.25)
+    monkeypatch.setattr(joins, "_MOST_TIED", 0.25)
+    tied = [(0, f"FBIS3-000{i}", 1.0 if i < 2 else 2.0 + i) for i in range(8)]
+    assert joins._matched(*_arrays([], tied)) is None
+    fewer = [(0, f"FBIS3-000{i}", 1.0 if i < 2 else 2.0 + i) for i in range(9)]
+    assert joins._matched(*_arrays([], fewer)) is not None

@@ -12,8 +12,8 @@ Docnos of 9 to 16 bytes (newswire's), which do not pack into 64 bits with the to
 are matched as two 64-bit words each, without a sort (`_matched`: 13 ms instead of
 23 for a Robust04 chunk of 139k rows). The ranking needs a docno's order only to
 break ties at one score, so only the run rows tied at one float32 score get a rank
-(the others 0); a repeated document, or a collision of the words' mix, is left to
-the sort, which names the repeat.
+(the others 0); a repeated document, a collision of the words' mix, or a run whose
+rows mostly tie (ordering them all costs more than the sort) is left to the sort.
 
 A DataFrame's docnos come already coded (its categories or a factorisation);
 `join_codes` joins those codes with one hash lookup and no string sort.
@@ -34,6 +34,9 @@ _SLICE = 1 << 20  # sorted docnos compared this many at a time: they never exist
 _THREADED = 1 << 18  # rows from which the sort runs in two halves on two threads
 _PACK_ROWS = 1 << 18  # rows packed at a time: a few MiB of temporaries, whatever the input
 _SAMPLED_BYTES = 1 << 16  # docno bytes looked at first, to refuse long docnos at once
+# The share of a run's rows tied at a score from which `_matched` leaves them to the sort
+# (which orders every docno at once): 250k rows all tied took 131 ms there, 105 in the sort.
+_MOST_TIED = 0.25
 _MATCHED_ROWS = 1 << 22  # the most rows `_matched` joins (~60 bytes a row of temporaries)
 # Odd multipliers of the mix that matches (topic, docno words); any collision is checked.
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
@@ -110,13 +113,20 @@ def _matched(
     through a 64-bit mix of the three, every match checked word for word. A row's `doc`
     is then only what the ranking needs: for the run rows that tie at one float32 score
     in a topic, their docnos' rank in byte order (the words' order); 0 for the others.
-    None for shorter or longer docnos (`join` packs or sorts them), a document twice for
-    a topic (the sort names it) or two different pairs that mix alike (then the sort)."""
+    None for other docnos, for a run where `_MOST_TIED` of the rows or more tie (the
+    sort orders them at once), a document twice for a topic (the sort names it) or two
+    different pairs that mix alike (then the sort)."""
+    topics = int(max(q_topic.max(initial=0), r_topic.max())) + 1
+    if not _long_unpacked((q_docno, r_docno), topics):
+        return None
     docno = _chunked(q_docno, r_docno)
     if docno.type != pa.string() or len(docno) > _MATCHED_ROWS:
         return None
     found = _words(docno.combine_chunks())
     if found is None:
+        return None
+    tied = _tied_rows(r_topic, r_score)
+    if len(tied) >= _MOST_TIED * len(r_topic):
         return None
     high, low = found
     nq = len(q_topic)
@@ -137,16 +147,20 @@ def _matched(
         if not all((v[both[0]] == v[both[1]]).all() for v in (topic, high, low)):
             return None
         grade[r_rows] = q_grade[q_rows]
-    doc, width = _tie_ranks(r_topic, r_score, high[nq:], low[nq:])
-    return Joined(doc, grade, width, False)
+    doc = np.zeros(len(r_topic), dtype=np.int64)
+    if len(tied) == 0:
+        return Joined(doc, grade, 1, False)
+    high, low = high[nq:][tied], low[nq:][tied]
+    by_bytes = np.lexsort((low, high))
+    high, low = high[by_bytes], low[by_bytes]
+    rank = np.cumsum(np.r_[True, (high[1:] != high[:-1]) | (low[1:] != low[:-1])]) - 1
+    doc[tied[by_bytes]] = rank
+    return Joined(doc, grade, int(rank[-1]) + 1, False)
 
 
-def _tie_ranks(
-    topic: np.ndarray, score: np.ndarray, high: np.ndarray, low: np.ndarray
-) -> tuple[np.ndarray, int]:
-    """For run rows tied with another at one float32 score in a topic (-0.0 as 0.0, as
-    the ranking has them), their docnos' rank in byte order among all such rows (the
-    order of their (high, low) words); 0 elsewhere. With one more than the largest."""
+def _tied_rows(topic: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """The run rows tied with another at one float32 score in a topic (-0.0 as 0.0, as
+    the ranking has them), in row order."""
     with np.errstate(over="ignore"):  # past float32's range: inf, as the ranking has it
         bits = (score.astype(np.float32) + np.float32(0.0)).view(np.uint32)
     group = (topic.astype(np.uint64) << np.uint64(32)) | bits
@@ -155,15 +169,29 @@ def _tie_ranks(
     tied = np.zeros(len(group), dtype=bool)
     tied[order[1:][equal]] = True
     tied[order[:-1][equal]] = True
-    rows = np.flatnonzero(tied)
-    doc = np.zeros(len(group), dtype=np.int64)
-    if len(rows) == 0:
-        return doc, 1
-    by_bytes = np.lexsort((low[rows], high[rows]))
-    h, lo = high[rows][by_bytes], low[rows][by_bytes]
-    rank = np.cumsum(np.r_[True, (h[1:] != h[:-1]) | (lo[1:] != lo[:-1])]) - 1
-    doc[rows[by_bytes]] = rank
-    return doc, int(rank[-1]) + 1
+    return np.flatnonzero(tied)
+
+
+def _long_unpacked(parts: tuple[pa.Array, ...], topics: int) -> bool:
+    """True when the longest docno has 9 to 16 bytes, none holds a NUL, and (topic code
+    below `topics`, docno) does not pack into 64 bits (`_digits`' rule), which `packed`
+    orders faster. Reductions over the bytes only: no copy of the strings."""
+    texts, width = [], 0
+    for strings in parts:
+        offsets = arrays.numpy_view_offsets(strings)
+        width = max(width, int(np.diff(offsets).max(initial=0)))
+        data = strings.buffers()[2]
+        if data is not None and offsets[-1] > offsets[0]:
+            texts.append(np.frombuffer(data, np.uint8)[offsets[0] : offsets[-1]])
+    if not 8 < width <= 16:
+        return False
+    low, high = min(int(t.min()) for t in texts), max(int(t.max()) for t in texts)
+    if low == 0 or topics * (high - low + 2) ** width <= 2**64:
+        return False
+    present = np.zeros(256, dtype=bool)
+    for text in texts:
+        present[text] = True
+    return topics * (int(present.sum()) + 1) ** width > 2**64
 
 
 def _words(strings: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
