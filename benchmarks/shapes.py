@@ -39,6 +39,7 @@ from measuring import (
     difference,
     interleaved,
     pytrec_command,
+    settle_libraries,
 )
 from shape_inputs import Inputs
 
@@ -350,12 +351,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
     trec_eval = args.trec_eval if args.trec_eval and Path(args.trec_eval).exists() else None
     shapes = selected(args.only)
     compile_irscore()
+    settled = settle_libraries(*(trec_eval or "",))
     results = []
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.folder or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
         print(f"trec_eval: {trec_eval or 'none'}; timed: -q -m all_trec, whole processes,")
-        print(f"medians of {args.repeat} interleaved repeats{' (--quick sizes)' * args.quick}\n")
+        print(f"medians of {args.repeat} interleaved repeats{' (--quick sizes)' * args.quick};")
+        print(f"{settled} shared libraries first dropped from the page cache (settle_libraries)\n")
         print(HEADER, flush=True)
         for shape in shapes:
             inputs = shape.build(folder, args.quick)
@@ -373,6 +376,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             api = shapes_api.run(folder, args.quick, args.repeat)
     if args.out:
         how = {"repeat": args.repeat, "quick": args.quick, "trec_eval": trec_eval}
+        how["settled_libraries"] = settled
         how["when"] = time.strftime("%Y-%m-%d", time.gmtime())
         how["cores"] = os.cpu_count()
         how["commit"] = subprocess.run(

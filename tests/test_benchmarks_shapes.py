@@ -155,3 +155,15 @@ def test_quick_matrix_checks_times_and_writes_json(bench, tmp_path, capsys):
     assert results[2]["runs"] == 5
     table = capsys.readouterr().out
     assert table.count("| identical | identical |") == 3
+
+
+def test_settle_libraries_counts_each_file_it_drops_and_no_other(bench, tmp_path):
+    measuring = importlib.import_module("measuring")
+    libraries = measuring.settle_libraries()
+    assert libraries > 0  # numpy's and pyarrow's extensions at least
+    binary = tmp_path / "trec_eval"
+    binary.write_bytes(b"\0" * 4096)
+    # one more for a binary it can open; an unreadable path is left alone, not counted
+    assert measuring.settle_libraries(str(binary)) == libraries + 1
+    assert measuring.settle_libraries(str(tmp_path / "absent")) == libraries
+    assert measuring.settle_libraries("") == libraries
