@@ -530,3 +530,21 @@ def test_a_narrowed_family_is_not_tested_so_the_correction_spans_what_is_shown()
     assert table["p"].tolist() == pytest.approx([raw, raw], rel=1e-9)
     assert table["p_adjusted"].tolist() == pytest.approx([2 * raw, 2 * raw], rel=1e-9)
     assert table.attrs["correction"] == "Holm over the paired t-test's 2 p-values, one per measure"
+
+
+def test_frames_read_from_dataframes_do_not_share_the_callers_columns():
+    """run_frame and qrels_frame skip pandas' copies (and its check of distinct labels):
+    a change to the caller's frame afterwards must not reach what was read."""
+    import pandas as pd
+
+    from irscore.engine.inputs import qrels_frame, run_frame
+
+    run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    read_run, read_qrels = run_frame(run), qrels_frame(qrels)
+    run.loc[0, "score"], qrels.loc[0, "relevance"] = 5.0, 3
+    assert read_run["score"].tolist() == [2.0, 1.0]
+    assert read_qrels["grade"].tolist() == [1, 0]
+    assert read_run["rank"].tolist() == [1, 2]  # positions within the topic, 1-based
+    assert list(read_run["docno"].cat.categories) == ["d1", "d2"]
+    assert read_run["tag"].tolist() == ["run", "run"]

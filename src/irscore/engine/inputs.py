@@ -61,12 +61,13 @@ def qrels_frame(qrels: QrelsInput, what: str = "qrels") -> pd.DataFrame:
     if isinstance(qrels, Mapping) and _nested_thrice(qrels):
         qrels = _subtopic_rows(qrels, what)
     columns, place = _columns(qrels, ("topic", "docno", "grade"), ("subtopic",), what)
-    frame = pd.DataFrame(
+    frame = pd.DataFrame(  # every column this function's own: not copied again
         {
             "topic": columns["topic"],
             "docno": columns["docno"],
             "grade": _integers(columns["grade"], f"{what} relevance", place),
-        }
+        },
+        copy=False,
     )
     key = ["topic", "docno"]
     if "subtopic" in columns:
@@ -96,7 +97,7 @@ def run_frame(run: RunInput, what: str = "run") -> pd.DataFrame:
     columns, place = _columns(run, ("topic", "docno", "score"), ("rank", "tag"), what)
     given = pd.Series(columns["score"])
     if given.dtype.kind in "fiu":
-        score = given.to_numpy(dtype=np.float64)
+        score = given.to_numpy(dtype=np.float64, copy=True)
     else:
         score = pd.to_numeric(given, errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(score)
@@ -108,9 +109,14 @@ def run_frame(run: RunInput, what: str = "run") -> pd.DataFrame:
         rank = _integers(columns["rank"], f"{what} rank", place)
     else:
         rank = _positions(topic.codes)
-    tag = columns.get("tag", pd.Categorical.from_codes(np.zeros(len(score), np.int8), [what]))
+    tag = columns.get("tag")
+    if tag is None:  # codes all 0: nothing for from_codes to check
+        tag = pd.Categorical.from_codes(np.zeros(len(score), np.int8), [what], validate=False)
+    # Not copied: rank and score are this function's own arrays (a score given as float64
+    # is copied here), which pandas would otherwise stack into new blocks (~15 ms a 1M rows).
     frame = pd.DataFrame(
-        {"topic": topic, "docno": columns["docno"], "rank": rank, "score": score, "tag": tag}
+        {"topic": topic, "docno": columns["docno"], "rank": rank, "score": score, "tag": tag},
+        copy=False,
     )
     frame.attrs["source"] = what
     return frame
@@ -254,7 +260,16 @@ def _coded(column: pd.Series, what: str, place: Place) -> pd.Categorical:
         row = int(np.flatnonzero(np.isin(codes, bad_codes))[0])
         label = shown(texts[int(codes[row])].as_py())
         raise InputError(f"{what} {place(row)}: {label!r} {problem}")
-    return pd.Categorical.from_codes(codes, pd.Index(labels))
+    return _categorical(codes, pd.Index(labels))
+
+
+def _categorical(codes: np.ndarray, labels: pd.Index) -> pd.Categorical:
+    """A categorical of valid `codes` into `labels` that are distinct by construction (a
+    dictionary encoding, a factorisation, a categorical's own): pandas' public
+    constructors would hash every label again to check (25 ms for 100k docnos, more than
+    encoding them). pandas is pinned (pyproject.toml), and the tests build frames here."""
+    dtype = pd.CategoricalDtype._from_fastpath(labels, ordered=False)
+    return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 
 
 def _mostly_distinct(column: pd.Series) -> bool:
