@@ -91,6 +91,10 @@ def test_coded_docnos_by_hand():
     # (0, 3) twice is a repeat; doc 3 for topics 0 and 1 is not.
     assert _join_codes([], [(0, 3), (1, 3), (0, 3)], width=5).has_duplicates
     assert _join_codes([], [], width=0).grade.tolist() == []
+    # Keys topic * width + doc past 32 bits stay 64-bit: with width 2^31, (2, 5) is
+    # 2 * 2^31 + 5 = 2^32 + 5, which 32 bits would wrap to 5, the key of (0, 5).
+    assert not _join_codes([], [(0, 5), (2, 5)], width=2**31).has_duplicates
+    assert _join_codes([], [(2, 5), (0, 5), (2, 5)], width=2**31).has_duplicates
 
 
 def test_coded_docnos_join_as_the_strings_do():

@@ -237,6 +237,8 @@ def join_codes(
     grade = np.full(len(r_key), NOT_JUDGED, dtype=np.int64)
     hit = found >= 0
     grade[hit] = q_grade[found[hit]]
+    if len(r_key) and int(r_key.max()) < 2**31:  # numpy sorts 32-bit keys ~1.6x faster
+        r_key = r_key.astype(np.int32)
     r_key.sort()
     repeated = bool((r_key[1:] == r_key[:-1]).any())
     return Joined(r_doc.astype(np.int64), grade, max(width, 1), repeated)
