@@ -173,3 +173,23 @@ def test_packed_sort_equals_the_string_sort(rows, long_docnos, pack_rows):
     strings = joins._sorted_strings(topic, docno)
     for ours, theirs in zip(packed, strings, strict=True):
         assert ours.tolist() == theirs.tolist()
+
+
+def test_sorted_is_stable_whether_rows_are_grouped_by_topic_or_not():
+    """`_sorted` picks timsort for rows grouped by topic and quicksort (made stable after)
+    for rows in no order: either way the stable order of (topic, docno), equal pairs (a
+    judged document's qrels row and run row) in row order."""
+    rng = np.random.default_rng(5)
+    topics, per_topic = 20, 100
+    topic = np.repeat(np.arange(topics), per_topic).astype(np.int32)
+    names = [f"d{int(d)}" for d in rng.integers(0, 30, len(topic))]  # many equal pairs
+    for rows in (np.arange(len(topic)), rng.permutation(len(topic))):
+        t, docno = topic[rows], pa.array([names[i] for i in rows])
+        order, topic_start, new = joins._sorted(t, docno)
+        expected = sorted(range(len(t)), key=lambda i: (t[i], docno[i].as_py(), i))
+        assert order.tolist() == expected
+        pairs = [(t[i], docno[i].as_py()) for i in expected]
+        assert new.tolist() == [i == 0 or pairs[i] != pairs[i - 1] for i in range(len(pairs))]
+        assert topic_start.tolist() == [
+            i == 0 or pairs[i][0] != pairs[i - 1][0] for i in range(len(pairs))
+        ]
