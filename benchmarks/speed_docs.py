@@ -20,6 +20,7 @@ import shapes_api
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = (ROOT / "README.md", ROOT / "docs" / "speed.md")
+SETTLED = ", the shared libraries' cached pages dropped first (docs/speed.md)"
 BLOCK = re.compile(r"(<!-- shapes:start -->\n).*?(<!-- shapes:end -->)", re.DOTALL)
 
 
@@ -32,8 +33,9 @@ def rendered(figures: dict) -> str:
         f"Measured {how['when']} at commit {how['commit']} on {how['cores']} cores by "
         f"`benchmarks/shapes.py --repeat {how['repeat']}` (trec_eval 9.0.8; medians of "
         f"{how['repeat']} interleaved runs, the "
-        "paired range in brackets; peak memory the largest of the repeats); the figures are "
-        "in `benchmarks/shapes.json`.",
+        "paired range in brackets; peak memory the largest of the repeats"
+        f"{SETTLED if how.get('settled_libraries') else ''}); the figures are in "
+        "`benchmarks/shapes.json`.",
         "",
         shapes.HEADER,
         *(shapes.row(result) for result in figures["shapes"]),
