@@ -20,7 +20,7 @@ import shapes_api
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = (ROOT / "README.md", ROOT / "docs" / "speed.md")
-SETTLED = ", the shared libraries' cached pages dropped first (docs/speed.md)"
+SETTLED = ", the shared libraries' cached pages dropped first as docs/speed.md explains"
 BLOCK = re.compile(r"(<!-- shapes:start -->\n).*?(<!-- shapes:end -->)", re.DOTALL)
 
 
