@@ -1,11 +1,11 @@
 """The reference order's one sort (`rank._packed_order`): the same permutation whichever
-of numpy's sorts `rank._sort_kind` picks for the keys' state (ranked or not)."""
+of numpy's sorts `arrays.sort_kind` picks for the rows' state (grouped by topic or not)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from irscore.engine import rank
+from irscore.engine import arrays, rank
 
 
 def test_packed_order_by_hand():
@@ -17,7 +17,7 @@ def test_packed_order_by_hand():
     assert rank._packed_order(topic, score, tie).tolist() == [1, 0, 2, 4, 3]
 
 
-def test_sort_kind_follows_the_keys_state_and_never_changes_the_order():
+def test_sort_kind_follows_the_rows_grouping_and_never_changes_the_order():
     rng = np.random.default_rng(3)
     topics, per_topic = 40, 500
     topic = np.repeat(np.arange(topics), per_topic)
@@ -29,8 +29,10 @@ def test_sort_kind_follows_the_keys_state_and_never_changes_the_order():
         t, s, d = topic[rows], score[rows], tie[rows]
         expected = np.lexsort((d, -s.astype(np.float32).astype(np.float64), t))
         assert rank._packed_order(t, s, d).tolist() == expected.tolist()
-    # 200 keys out of place in 20,000 (1%): stable; a shuffle (about half descend): quick
-    nearly = np.arange(20_000, dtype=np.uint64)
-    nearly[rng.choice(len(nearly), 200, replace=False)] = 0
-    assert rank._sort_kind(nearly) == "stable"
-    assert rank._sort_kind(nearly[rng.permutation(len(nearly))]) == "quicksort"
+    # rows in topic blocks of 500 (40 changes in 20,000): stable; shuffled: quicksort
+    assert arrays.sort_kind(topic) == "stable"
+    assert arrays.sort_kind(topic[shuffled]) == "quicksort"
+    # blocks of 16 rows are the shortest counted as grouped: 1,249 changes in 20,000 rows
+    # (1,249 * 16 = 19,984 < 20,000); blocks of 15: 999 changes in 15,000 (15,984 > 15,000)
+    assert arrays.sort_kind(np.repeat(np.arange(1250), 16)) == "stable"
+    assert arrays.sort_kind(np.repeat(np.arange(1000), 15)) == "quicksort"

@@ -282,13 +282,10 @@ def _sorted(topic: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray,
     key = packed(topic, docno)
     if key is None:
         return _sorted_strings(topic, docno)
-    # Rows grouped by topic (blocks of 16 or more, as files have them): numpy's timsort
-    # sorts each block and merges blocks of other topics in a few steps, 1.3-1.9x faster
-    # than quicksort on such keys; for rows in no order quicksort is the faster.
-    grouped = np.count_nonzero(topic[1:] != topic[:-1]) * 16 < len(topic)
-    order = np.argsort(key, kind="stable" if grouped else "quicksort").astype(np.int64)
+    kind = arrays.sort_kind(topic)
+    order = np.argsort(key, kind=kind).astype(np.int64)
     ordered = key[order]
-    if not grouped:  # quicksort: equal keys put in row order
+    if kind != "stable":  # quicksort: equal keys put in row order
         _rows_in_order_within_equal_keys(order, ordered)
     n = len(order)
     topic_start = np.ones(n, dtype=bool)

@@ -246,15 +246,7 @@ def _packed_order(topic: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.n
     key |= descending
     key <<= np.uint64(tie_bits)
     key |= tie.astype(np.uint64, copy=False)
-    return np.argsort(key, kind=_sort_kind(key))
-
-
-def _sort_kind(key: np.ndarray) -> str:
-    """numpy's sort for keys that are mostly in order already, as a run file ranked by
-    score holds them: its stable sort (timsort) takes such runs whole (0.4 ms against
-    13.5 ms for quicksort on a Robust04 run of 249k lines), but is the slower on keys
-    in no order (lines not grouped by topic)."""
-    return "stable" if np.count_nonzero(key[1:] < key[:-1]) * 16 < len(key) else "quicksort"
+    return np.argsort(key, kind=arrays.sort_kind(topic))
 
 
 def _first_occurrences(p: Prepared, rows: np.ndarray) -> np.ndarray:
