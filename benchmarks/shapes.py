@@ -27,9 +27,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-import shape_inputs
-from evaluate_vs_trec_eval import generate as synthetic
 from measuring import (
     IRSCORE,
     TREC_EVAL_DEFAULT,
@@ -41,7 +41,9 @@ from measuring import (
     pytrec_command,
     settle_libraries,
 )
-from shape_inputs import Inputs
+
+if TYPE_CHECKING:
+    from shape_inputs import Inputs
 
 CHECKS = (["-q", "-m", "all_trec"], ["-c", "-m", "official"])
 TIMED = ["-q", "-m", "all_trec"]
@@ -71,13 +73,23 @@ class Shape:
     memory: Memory | None
 
 
+def _generators() -> ModuleType:
+    """shape_inputs, imported when the first input is built: it loads numpy and
+    pyarrow, and `settle_libraries` cannot drop pages that this process maps."""
+    import shape_inputs
+
+    return shape_inputs
+
+
 def _synthetic(topics: int) -> Callable[[Path, bool], Inputs]:
     """evaluate_vs_trec_eval.py's input of `topics` x 1,000 (a tenth with --quick)."""
 
     def build(folder: Path, quick: bool) -> Inputs:
+        from evaluate_vs_trec_eval import generate
+
         n = max(topics // 100, 1) if quick else topics
-        qrels, run = synthetic(folder, n, "plain", False)
-        return Inputs(qrels, [run], n * 1000)
+        qrels, run = generate(folder, n, "plain", False)
+        return _generators().Inputs(qrels, [run], n * 1000)
 
     return build
 
@@ -87,9 +99,9 @@ def _marco(top: int) -> Callable[[Path, bool], Inputs]:
 
     def build(folder: Path, quick: bool) -> Inputs:
         if not (folder / f"marco.top{top}.run").exists():
-            shape_inputs.marco(folder, 70 if quick else 6980)
+            _generators().marco(folder, 70 if quick else 6980)
         qrels, run = folder / "marco.qrels", folder / f"marco.top{top}.run"
-        return Inputs(qrels, [run], (70 if quick else 6980) * top)
+        return _generators().Inputs(qrels, [run], (70 if quick else 6980) * top)
 
     return build
 
@@ -103,35 +115,35 @@ SHAPES = [
     Shape(
         "dl",
         "TREC DL 2019 (43 x 1,000, graded 0-3)",
-        lambda f, q: shape_inputs.trec_dl(f, 1, 5 if q else 43),
+        lambda f, q: _generators().trec_dl(f, 1, 5 if q else 43),
         3.0,
         PLUS_100,
     ),
     Shape(
         "robust04",
         "Robust04 (249 x 1,000, newswire docnos)",
-        lambda f, q: shape_inputs.robust04(f, 10 if q else 249),
+        lambda f, q: _generators().robust04(f, 10 if q else 249),
         0.9,
         PLUS_100,
     ),
     Shape(
         "beir",
         "BEIR-style (string qids, unsorted lines)",
-        lambda f, q: shape_inputs.beir(f, 40 if q else 300),
+        lambda f, q: _generators().beir(f, 40 if q else 300),
         3.0,
         PLUS_100,
     ),
     Shape(
         "one_document",
         "100,000 queries x 1 document",
-        lambda f, q: shape_inputs.one_document(f, 1000 if q else 100_000),
+        lambda f, q: _generators().one_document(f, 1000 if q else 100_000),
         0.1,
         PLUS_100,
     ),
     Shape(
         "one_topic",
         "one topic of 2M documents",
-        lambda f, q: shape_inputs.one_topic(f, 20_000 if q else 2_000_000),
+        lambda f, q: _generators().one_topic(f, 20_000 if q else 2_000_000),
         0.5,
         None,
     ),
@@ -142,7 +154,7 @@ SHAPES = [
     Shape(
         "dl100runs",
         "100 TREC DL runs, one call vs a trec_eval loop",
-        lambda f, q: shape_inputs.trec_dl(f, 5 if q else 100, 5 if q else 43),
+        lambda f, q: _generators().trec_dl(f, 5 if q else 100, 5 if q else 43),
         0.3,
         PLUS_100,
     ),
@@ -351,14 +363,17 @@ def main(argv: list[str] | None = None) -> list[dict]:
     trec_eval = args.trec_eval if args.trec_eval and Path(args.trec_eval).exists() else None
     shapes = selected(args.only)
     compile_irscore()
-    settled = settle_libraries(*(trec_eval or "",))
+    settled, kept = settle_libraries(*(trec_eval or "",))
     results = []
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.folder or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
         print(f"trec_eval: {trec_eval or 'none'}; timed: -q -m all_trec, whole processes,")
         print(f"medians of {args.repeat} interleaved repeats{' (--quick sizes)' * args.quick};")
-        print(f"{settled} shared libraries first dropped from the page cache (settle_libraries)\n")
+        print(
+            f"{settled} shared libraries first dropped from the page cache (settle_libraries);"
+            f" {len(kept)} mapped by the benchmark itself and kept\n"
+        )
         print(HEADER, flush=True)
         for shape in shapes:
             inputs = shape.build(folder, args.quick)
@@ -377,6 +392,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if args.out:
         how = {"repeat": args.repeat, "quick": args.quick, "trec_eval": trec_eval}
         how["settled_libraries"] = settled
+        how["kept_libraries"] = kept
         how["when"] = time.strftime("%Y-%m-%d", time.gmtime())
         how["cores"] = os.cpu_count()
         how["commit"] = subprocess.run(
