@@ -1,5 +1,6 @@
 """The (topic, docno) join of run rows to qrels: hand-worked, then against a dict join."""
 
+import itertools
 from unittest import mock
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irscore.engine import joins
+from irscore.engine import arrays, joins
 
 NJ = joins.NOT_JUDGED
 
@@ -177,15 +178,19 @@ def test_packed_sort_equals_the_string_sort(rows, long_docnos, pack_rows):
 
 def test_sorted_is_stable_whether_rows_are_grouped_by_topic_or_not():
     """`_sorted` picks timsort for rows grouped by topic and quicksort (made stable after)
-    for rows in no order: either way the stable order of (topic, docno), equal pairs (a
-    judged document's qrels row and run row) in row order."""
+    for rows in no order, or quicksort for both where it is vectorised: either way the
+    stable order of (topic, docno), equal pairs (a judged document's qrels row and run
+    row) in row order."""
     rng = np.random.default_rng(5)
     topics, per_topic = 20, 100
     topic = np.repeat(np.arange(topics), per_topic).astype(np.int32)
     names = [f"d{int(d)}" for d in rng.integers(0, 30, len(topic))]  # many equal pairs
-    for rows in (np.arange(len(topic)), rng.permutation(len(topic))):
+    for rows, vectorised in itertools.product(
+        (np.arange(len(topic)), rng.permutation(len(topic))), (False, True)
+    ):
         t, docno = topic[rows], pa.array([names[i] for i in rows])
-        order, topic_start, new = joins._sorted(t, docno)
+        with mock.patch.object(arrays, "vectorised_quicksort", lambda v=vectorised: v):
+            order, topic_start, new = joins._sorted(t, docno)
         expected = sorted(range(len(t)), key=lambda i: (t[i], docno[i].as_py(), i))
         assert order.tolist() == expected
         pairs = [(t[i], docno[i].as_py()) for i in expected]

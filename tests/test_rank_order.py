@@ -1,7 +1,13 @@
 """The reference order's one sort (`rank._packed_order`): the same permutation whichever
-of numpy's sorts `arrays.sort_kind` picks for the rows' state (grouped by topic or not)."""
+of numpy's sorts `arrays.sort_kind` picks for the rows' state (grouped by topic or not)
+and the CPU (quicksort vectorised or not)."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from unittest import mock
 
 import numpy as np
 
@@ -17,7 +23,7 @@ def test_packed_order_by_hand():
     assert rank._packed_order(topic, score, tie).tolist() == [1, 0, 2, 4, 3]
 
 
-def test_sort_kind_follows_the_rows_grouping_and_never_changes_the_order():
+def test_sort_kind_follows_the_rows_grouping_and_never_changes_the_order(monkeypatch):
     rng = np.random.default_rng(3)
     topics, per_topic = 40, 500
     topic = np.repeat(np.arange(topics), per_topic)
@@ -25,10 +31,15 @@ def test_sort_kind_follows_the_rows_grouping_and_never_changes_the_order():
     score[rng.choice(len(score), 200, replace=False)] += 0.5  # a few lines out of place
     tie = rng.permutation(len(score))  # distinct docno codes: one permutation is right
     shuffled = rng.permutation(len(score))
-    for rows in (np.arange(len(score)), shuffled):
-        t, s, d = topic[rows], score[rows], tie[rows]
-        expected = np.lexsort((d, -s.astype(np.float32).astype(np.float64), t))
-        assert rank._packed_order(t, s, d).tolist() == expected.tolist()
+    for vectorised in (False, True):
+        monkeypatch.setattr(arrays, "vectorised_quicksort", lambda v=vectorised: v)
+        for rows in (np.arange(len(score)), shuffled):
+            t, s, d = topic[rows], score[rows], tie[rows]
+            expected = np.lexsort((d, -s.astype(np.float32).astype(np.float64), t))
+            assert rank._packed_order(t, s, d).tolist() == expected.tolist()
+    # where quicksort is vectorised it is the sort, whatever the rows' order
+    assert arrays.sort_kind(topic) == arrays.sort_kind(topic[shuffled]) == "quicksort"
+    monkeypatch.setattr(arrays, "vectorised_quicksort", lambda: False)
     # rows in topic blocks of 500 (40 changes in 20,000): stable; shuffled: quicksort
     assert arrays.sort_kind(topic) == "stable"
     assert arrays.sort_kind(topic[shuffled]) == "quicksort"
@@ -36,3 +47,25 @@ def test_sort_kind_follows_the_rows_grouping_and_never_changes_the_order():
     # (1,249 * 16 = 19,984 < 20,000); blocks of 15: 999 changes in 15,000 (15,984 > 15,000)
     assert arrays.sort_kind(np.repeat(np.arange(1250), 16)) == "stable"
     assert arrays.sort_kind(np.repeat(np.arange(1000), 15)) == "quicksort"
+
+
+def test_vectorised_quicksort_reads_numpys_cpu_features():
+    # numpy's dispatch names: AVX2 (x86-64-v3) or AVX-512 (x86-64-v4) vectorise it
+    config = {"SIMD Extensions": {"baseline": ["X86_V2"], "found": ["X86_V3"]}}
+    plain = {"SIMD Extensions": {"baseline": ["NEON", "ASIMD"], "found": ["ASIMDHP"]}}
+    for given, expected in ((config, True), (plain, False), ({}, False)):
+        arrays.vectorised_quicksort.cache_clear()
+        with mock.patch.object(np, "show_config", lambda mode, g=given: g):
+            assert arrays.vectorised_quicksort() is expected
+    arrays.vectorised_quicksort.cache_clear()
+    if arrays.vectorised_quicksort():  # this CPU has them: numpy told to ignore them
+        features = "X86_V3 X86_V4 AVX512_ICL AVX512_SPR AVX2 AVX512F AVX512_SKX"
+        code = "from irscore.engine import arrays; print(arrays.vectorised_quicksort())"
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "NPY_DISABLE_CPU_FEATURES": features},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert done.stdout == "False\n"
