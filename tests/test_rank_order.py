@@ -23,6 +23,19 @@ def test_packed_order_by_hand():
     assert rank._packed_order(topic, score, tie).tolist() == [1, 0, 2, 4, 3]
 
 
+def test_packed_order_puts_negative_zero_and_infinite_scores_where_floats_go():
+    # one topic; descending: inf (row 5), 2.0 (row 3), 1.5 (row 6), then 0.0 and -0.0 tied
+    # (-0.0 is 0.0 first; tie 1 before 2: row 2, then row 1), -1.0 (row 0), -inf (row 4)
+    topic = np.zeros(7, dtype=np.int64)
+    score = np.array([-1.0, 0.0, -0.0, 2.0, -np.inf, np.inf, 1.5])
+    tie = np.array([0, 2, 1, 0, 0, 0, 0])
+    assert rank._packed_order(topic, score, tie).tolist() == [5, 3, 6, 2, 1, 0, 4]
+    # one float32 step apart: the larger first (every bit of the score counts)
+    above = float(np.nextafter(np.float32(1.0), np.float32(2.0)))  # 1 + 2**-23
+    stepped = np.array([1.0, above, -above, -1.0])
+    assert rank._packed_order(topic[:4], stepped, tie[:4] * 0).tolist() == [1, 0, 3, 2]
+
+
 def test_sort_kind_follows_the_rows_grouping_and_never_changes_the_order(monkeypatch):
     rng = np.random.default_rng(3)
     topics, per_topic = 40, 500
