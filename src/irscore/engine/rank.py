@@ -326,7 +326,8 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
     in_pool = grade != NOT_JUDGED
     notes.shared_topics, notes.retrieved = len(evaluated), len(rows)
     notes.retrieved_judged = int(np.count_nonzero(in_pool))
-    notes.topics_with_judged = int(np.count_nonzero(np.bincount(topic[in_pool])))
+    if len(rows):  # rows come by topic: a topic's judged rows, counted at once
+        notes.topics_with_judged = int(np.count_nonzero(np.logical_or.reduceat(in_pool, starts)))
     counted = rows  # the rows the ordered measures see: cut at -M, then -J
     if c.depth is not None:
         position = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
@@ -336,9 +337,7 @@ def _rank(p: Prepared, c: Convention) -> tuple[Ranking, np.ndarray, np.ndarray, 
     if c.judged_only:
         counted = counted[(r_grade[counted] != NOT_JUDGED) & (r_grade[counted] >= 0)]
 
-    index_of = np.full(len(p.topics), -1, dtype=np.int64)
-    index_of[evaluated] = np.arange(len(evaluated))
-    counts = np.bincount(index_of[topic], minlength=len(evaluated))
+    counts = np.diff(np.r_[starts, len(rows)])  # the sorted rows of each evaluated topic
     score = p.run_score[rows]
     ranking = Ranking(
         topics=p.topics[evaluated],
