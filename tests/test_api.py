@@ -192,6 +192,17 @@ def test_bad_runs_are_errors_naming_the_row(run, message):
         irscore.evaluate(QRELS, run)
 
 
+def test_a_run_bad_in_two_columns_names_the_first_column_in_order():
+    # the docnos are checked in the calling thread while a helper checks the topics: the
+    # topic's error still comes first, as when the columns are checked one by one
+    both = pd.DataFrame({"query_id": ["1", None], "doc_id": ["a", ""], "score": [1.0, 2.0]})
+    with pytest.raises(InputError, match=r"run topic row 1: missing value"):
+        irscore.evaluate(QRELS, both)
+    tag_too = both.assign(query_id=["1", "1"], tag=["x", "y z"])
+    with pytest.raises(InputError, match=r"run docno row 1: '' is empty"):
+        irscore.evaluate(QRELS, tag_too)
+
+
 def test_ids_with_whitespace_are_found_as_python_finds_it():
     """Arrow checks ids for whitespace with a pattern: it matches exactly the characters
     for which str.isspace() is true, over every code point."""

@@ -179,11 +179,33 @@ def _columns(
             return _plain_strings(columns[field], f"{what} {field}", place)
         return _strings(columns[field], f"{what} {field}", place)
 
+    columns.update(zip(ids, _each_checked(checked, ids), strict=True))
+    return columns, place
+
+
+def _each_checked(checked: Callable[[str], Any], fields: list[str]) -> list[Any]:
+    """`checked(field)` for each field, in order: the docnos (the most rows to encode) in
+    this thread, the others on helper threads meanwhile, as Arrow encodes Arrow-backed
+    columns without the GIL (a helper of a pool can take both jobs, one after the
+    other). A bad column raises the first error in the fields' order."""
     from irscore.engine import threads
 
-    with threads.pool(2) as pool:  # Arrow encodes Arrow-backed columns without the GIL
-        columns.update(zip(ids, pool.map(checked, ids), strict=True))
-    return columns, place
+    here = "docno" if "docno" in fields else fields[0]
+    with threads.pool(max(len(fields) - 1, 1)) as pool:
+        pending = {field: pool.submit(checked, field) for field in fields if field != here}
+        try:
+            mine, error = checked(here), None
+        except InputError as err:
+            mine, error = None, err
+        done = []
+        for field in fields:
+            if field != here:
+                done.append(pending[field].result())
+            elif error is not None:
+                raise error
+            else:
+                done.append(mine)
+    return done
 
 
 def _nested_thrice(qrels: Mapping) -> bool:
