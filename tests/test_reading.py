@@ -182,6 +182,25 @@ def test_line_numbers_across_blocks(tmp_path, monkeypatch, newline):
     assert info.value.line_no == lines.index("2 Q0 d5 5 0.95 t") + 1
 
 
+def test_a_small_plain_file_is_read_in_one_block_of_its_size(monkeypatch, tmp_path):
+    """A read asks for what an uncompressed regular file can hold (its size and a byte),
+    not a whole BLOCK; a compressed stream, a pipe or a file as large as a block gets
+    BLOCK. Either way the lines come out the same."""
+    path = tmp_path / "r"
+    path.write_bytes(b"1 Q0 d1 1 0.5 t\n" * 3)  # 16 bytes a line: 48 in all
+    with open(path, "rb") as stream:
+        assert streams.block_size(stream, None) == 49
+        assert streams.block_size(stream, "gzip") == streams.BLOCK
+    assert streams.block_size(io.BytesIO(b"x"), None) == streams.BLOCK
+    read, write = os.pipe()
+    with os.fdopen(read, "rb") as pipe, os.fdopen(write, "wb"):
+        assert streams.block_size(pipe, None) == streams.BLOCK
+    monkeypatch.setattr(streams, "BLOCK", 32)  # smaller than the file: the block
+    with open(path, "rb") as stream:
+        assert streams.block_size(stream, None) == 32
+    assert read_run(path)["docno"].tolist() == ["d1"] * 3
+
+
 def test_string_chunks_are_concatenated_a_chunk_at_a_time():
     """`combine`'s strings: a chunk that starts mid-buffer (a slice) and an empty one
     join the others in order, and the list of chunks is emptied as they are copied."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from typing import BinaryIO
@@ -87,6 +88,19 @@ def open_input(path: str | os.PathLike) -> Iterator[tuple[BinaryIO, str | None]]
                 yield stack.enter_context(opener(raw, "rb")), name
                 return
         yield raw, None
+
+
+def block_size(stream: BinaryIO, compression: str | None) -> int:
+    """BLOCK, or for an uncompressed regular file smaller than that, its size and a byte
+    (what is left to read is no more): a read of n bytes allocates n first, 0.5 ms for
+    16 MiB against 0.13 ms for a 1.5 MB run, paid by every small file."""
+    if compression is not None:
+        return BLOCK
+    try:
+        status = os.fstat(stream.fileno())
+    except (OSError, AttributeError, ValueError):  # no descriptor (a test's BytesIO)
+        return BLOCK
+    return min(BLOCK, status.st_size + 1) if stat.S_ISREG(status.st_mode) else BLOCK
 
 
 def blocks(stream: BinaryIO, size: int | None = None, limit: int | None = None) -> Iterator[bytes]:

@@ -275,7 +275,8 @@ def _blocks(
     try:
         with streams.open_input(path) as (stream, compression):
             try:
-                yield streams.blocks(stream, limit=limit), compression, stream
+                size = streams.block_size(stream, compression)
+                yield streams.blocks(stream, size, limit), compression, stream
             except streams.LineTooLong as err:
                 problem = f"{err}; IRSCORE_MAX_LINE raises the limit"
                 raise TrecFormatError(name, lines() + err.newlines + 1, problem) from None
