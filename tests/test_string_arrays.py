@@ -41,8 +41,6 @@ def test_by_hand():
         True,
         False,
     ]
-    assert sa.one_value(pa.array(["0", "0"])) and sa.one_value(pa.array([], pa.string()))
-    assert not sa.one_value(pa.array(["0", "1"])) and not sa.one_value(pa.array(["0", "00"]))
 
 
 def test_nul_bytes_and_large_matrices_are_left_to_the_kernels():
@@ -79,7 +77,6 @@ def test_what_arrows_kernels_give(values, start):
     picks = np.arange(len(values))[::-1] % max(len(distinct), 1)
     if len(distinct):
         assert sa.decoded(distinct, picks).equals(distinct.take(pa.array(picks)))
-    assert sa.one_value(strings) == (len(set(values)) <= 1)
     if len(strings) > 1:
         greater = pc.greater(strings.slice(1), strings.slice(0, len(strings) - 1))
         assert sa.increasing(strings).tolist() == greater.to_pylist()

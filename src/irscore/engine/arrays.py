@@ -33,8 +33,11 @@ def numpy_view_offsets(strings: pa.Array) -> np.ndarray:
 
 
 def one_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """An Arrow array as one contiguous array (a chunked one's chunks combined)."""
-    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    """An Arrow array as one contiguous array (a chunked one's chunks combined; a lone
+    chunk as it is: `combine_chunks` copies even one, 4 ms for a Robust04 qrels' docnos)."""
+    if not isinstance(values, pa.ChunkedArray):
+        return values
+    return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
 
 
 def as_arrow(values: np.ndarray) -> pa.Array:

@@ -188,8 +188,12 @@ def fast_columns(data: bytes, layout: Layout) -> tuple[pa.Table, np.ndarray, int
     names = [field_name(layout, i) for i in range(len(layout.columns))]
     types = {name: LABEL for name in names}
     types.update({c: pa.float64() for c in ("rank", "score") if c in names})
-    # Plain strings: docnos (no hash per row, `plain_docnos`) and the fields only checked.
-    types.update({name: pa.string() for name in names if name[0] == "_" or name == "docno"})
+    # Plain strings: docnos (no hash per row, `plain_docnos`) and the fields only checked,
+    # but a qrels's second column, TREC's iteration or subtopics: a few labels, coded.
+    plain = [n for n in names if n == "docno" or (n[0] == "_" and n != "_1")]
+    types.update({name: pa.string() for name in plain})
+    if "grade" not in names:  # a run's Q0 column: only checked, then dropped
+        types.update({name: pa.string() for name in names if name == "_1"})
     try:
         table = pa_csv.read_csv(
             pa.BufferReader(data),  # zero-copy: a file object would copy every byte
@@ -414,10 +418,8 @@ def check_unique_judgments(
     error naming the second judgment's line."""
     subtopic = None
     if layout.name == "trec" and raw.num_rows:
-        second = one_array(raw[field_name(layout, 1)])  # coded by the careful reader
-        if pa.types.is_dictionary(second.type) or not string_arrays.one_value(second):
-            second = ac.dictionary_encode(second)
-            subtopic = second if len(second.dictionary) > 1 else None
+        second = one_array(raw[field_name(layout, 1)])  # coded by both readers
+        subtopic = second if len(second.dictionary) > 1 else None
     if raw.num_rows < 2 or (subtopic is None and _in_order(raw)):
         return subtopic
     repeat = _first_repeat(_judgment_keys(raw, subtopic))

@@ -114,17 +114,3 @@ def decoded(dictionary: pa.Array, codes: np.ndarray) -> pa.Array | None:
     if rows is None:
         return None
     return from_matrix(rows[codes], size[codes])
-
-
-def one_value(strings: pa.Array) -> bool:
-    """True when every string is the first one (or there are none)."""
-    size = lengths(strings)
-    if len(size) == 0:
-        return True
-    if (size != size[0]).any():
-        return False
-    offsets = numpy_view_offsets(strings)
-    data = strings.buffers()[2]
-    text = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
-    text = text[offsets[0] : offsets[-1]].reshape(len(size), int(size[0]))
-    return bool((text == text[0]).all())
