@@ -42,7 +42,10 @@ def test_words_by_hand(unpacked):
     assert int(low[0]) == int.from_bytes(b"082\0\0\0\0\0", "big")
     assert int(low[1]) == int.from_bytes(b"-0001AB\0", "big")  # 15 bytes: 8, then 7
     assert joins._words(pa.array(["FBIS3-10082", "FT921-7"])) is not None  # one of 9+
-    assert joins._words(pa.array(["D1234567", "ABCDEFGH"])) is None  # 8 bytes at most: packed
+    # A part of the join may hold only short docnos (the qrels' of a chunk): low word 0.
+    high, low = joins._words(pa.array(["D1234567", "AB"]))
+    assert int(high[0]) == int.from_bytes(b"D1234567", "big") and low.tolist() == [0, 0]
+    assert int(high[1]) == int.from_bytes(b"AB\0\0\0\0\0\0", "big")
     assert joins._words(pa.array(["x" * 17])) is None  # past two words: the sort
     assert joins._words(pa.array(["FBIS3\x00-10082"])) is None  # a NUL: strcmp stops there
 
@@ -165,6 +168,15 @@ def test_long_unpacked_by_hand():
     assert not joins._long_unpacked((pa.array(["FBIS3-1"]), pa.array(["LA01"])), 1)  # <= 8
     assert not joins._long_unpacked((pa.array(["FR940104-0-00001X"]),), 1)  # 17 bytes
     assert not joins._long_unpacked((pa.array(["FR940104-0\x00-0001"]),), 1)  # a NUL
+
+
+def test_long_unpacked_looks_past_its_sample(monkeypatch):
+    # The sample (the first 16 bytes) holds ! and ~ only: 3**16 keys fit, so it is not
+    # enough; all 18 bytes give 19**16 = 2.9e20 > 2**64 = 1.8e19: not packed.
+    monkeypatch.setattr(joins, "_SAMPLED_BYTES", 16)
+    assert joins._long_unpacked((pa.array(["!~" * 8, "ABCDEFGHIJKLMNOP"]),), 1)
+    # 16 distinct letters in the sample alone: 17**16 = 4.9e19 > 2**64, decided at once
+    assert joins._long_unpacked((pa.array(["ABCDEFGHIJKLMNOP", "!~" * 8]),), 1)
 
 
 def test_a_run_that_mostly_ties_goes_to_the_sort(unpacked, monkeypatch):
