@@ -4,6 +4,7 @@ into codes when they do not (long newswire-like docnos), across read blocks."""
 
 import random
 
+import pyarrow as pa
 import pytest
 
 from irscore.engine import columns, joins, streams, string_arrays, trec
@@ -31,15 +32,30 @@ def qrels_text(style, order="sorted", topics=12, docs=40):
 
 
 ORDERS = ["sorted", "shuffled within topics", "shuffled"]
+INCREASING_WORDS = columns._increasing_words  # as it is, before a fixture turns it off
 
 
-@pytest.fixture(autouse=True, params=["numpy", "Arrow's kernels"])
+@pytest.fixture(autouse=True, params=["numpy", "two words", "Arrow's kernels"])
 def strings_by(request, monkeypatch):
-    """Small inputs compare and code docnos in numpy (`string_arrays`), large ones with
-    Arrow's kernels: both, on the same files."""
+    """Small inputs compare and code docnos in numpy (`string_arrays`), large ones as two
+    64-bit words each (docnos of at most 16 bytes) or with Arrow's kernels: each, on the
+    same files."""
     if request.param != "numpy":
         monkeypatch.setattr(string_arrays, "MOST_STRINGS", 0)
+    if request.param == "Arrow's kernels":
+        monkeypatch.setattr(columns, "_increasing_words", lambda docno: None)
     return request.param
+
+
+def test_increasing_words_by_hand():
+    # "FBIS3-1" < "FBIS3-10" (a prefix first); equal is not increasing; "1" < "9";
+    # "FBIS3-9" < "LA..."; 14 bytes: the high words "LA0101-0" tie, the low ones decide:
+    # "001-AB" > "001-A" (not increasing), then "001-A" < "001-B".
+    docnos = ["FBIS3-1", "FBIS3-10", "FBIS3-10", "FBIS3-9", "LA0101-0001-AB", "LA0101-0001-A"]
+    docnos.append("LA0101-0001-B")
+    found = INCREASING_WORDS(pa.array(docnos))
+    assert found.tolist() == [True, False, True, True, False, True]
+    assert INCREASING_WORDS(pa.array(["x" * 17, "y"])) is None  # past two words
 
 
 @pytest.mark.parametrize("style", STYLES)

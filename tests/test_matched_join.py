@@ -37,23 +37,23 @@ def _arrays(qrels: list[tuple[int, str, int]], run: list[tuple[int, str, float]]
 
 def test_words_by_hand(unpacked):
     # "FBIS3-10082" is 11 bytes: the first 8 in the high word, then "082" and 5 NULs
-    high, low = joins._words(pa.array(["FBIS3-10082", "LA010189-0001AB"]))
+    high, low = joins.words(pa.array(["FBIS3-10082", "LA010189-0001AB"]))
     assert int(high[0]) == int.from_bytes(b"FBIS3-10", "big")
     assert int(low[0]) == int.from_bytes(b"082\0\0\0\0\0", "big")
     assert int(low[1]) == int.from_bytes(b"-0001AB\0", "big")  # 15 bytes: 8, then 7
-    assert joins._words(pa.array(["FBIS3-10082", "FT921-7"])) is not None  # one of 9+
+    assert joins.words(pa.array(["FBIS3-10082", "FT921-7"])) is not None  # one of 9+
     # A part of the join may hold only short docnos (the qrels' of a chunk): low word 0.
-    high, low = joins._words(pa.array(["D1234567", "AB"]))
+    high, low = joins.words(pa.array(["D1234567", "AB"]))
     assert int(high[0]) == int.from_bytes(b"D1234567", "big") and low.tolist() == [0, 0]
     assert int(high[1]) == int.from_bytes(b"AB\0\0\0\0\0\0", "big")
-    assert joins._words(pa.array(["x" * 17])) is None  # past two words: the sort
-    assert joins._words(pa.array(["FBIS3\x00-10082"])) is None  # a NUL: strcmp stops there
+    assert joins.words(pa.array(["x" * 17])) is None  # past two words: the sort
+    assert joins.words(pa.array(["FBIS3\x00-10082"])) is None  # a NUL: strcmp stops there
 
 
 def test_words_order_as_strcmp(unpacked):
     # a prefix first (NUL padding is below every byte), then byte by byte
     names = ["FBIS3-1000", "FBIS3-10000", "FBIS3-1001", "FBIS3-100", "FBIS4-1", "FB"]
-    high, low = joins._words(pa.array(names))
+    high, low = joins.words(pa.array(names))
     by_words = sorted(range(len(names)), key=lambda i: (int(high[i]), int(low[i])))
     assert [names[i] for i in by_words] == sorted(names)
 

@@ -109,7 +109,7 @@ def _matched(
     """`join` for docnos of 9 to 16 bytes (newswire's `FBIS3-10082`, `LA010189-0001`), too
     long to pack with the topic in 64 bits, without sorting a string.
 
-    Each docno is two 64-bit words of its bytes (`_words`); (topic, words) are matched
+    Each docno is two 64-bit words of its bytes (`words`); (topic, words) are matched
     through a 64-bit mix of the three, every match checked word for word. A row's `doc`
     is then only what the ranking needs: for the run rows that tie at one float32 score
     in a topic, their docnos' rank in byte order (the words' order); 0 for the others.
@@ -121,13 +121,13 @@ def _matched(
         return None
     if len(q_docno) + len(r_docno) > _MATCHED_ROWS:
         return None
-    found = [_words(docno) for docno in (q_docno, r_docno) if len(docno)]  # no copy of either
+    found = [words(docno) for docno in (q_docno, r_docno) if len(docno)]  # no copy of either
     if any(words is None for words in found):
         return None
     tied = _tied_rows(r_topic, r_score)
     if len(tied) >= _MOST_TIED * len(r_topic):
         return None
-    high, low = (np.concatenate(words) for words in zip(*found, strict=True))
+    high, low = (np.concatenate(parts) for parts in zip(*found, strict=True))
     nq = len(q_topic)
     topic = np.concatenate((q_topic, r_topic)).astype(np.uint64)
     mix = high * _MIX[0] + low * _MIX[1] + topic * _MIX[2]  # uint64: wraps, as meant
@@ -197,7 +197,7 @@ def _long_unpacked(parts: tuple[pa.Array, ...], topics: int) -> bool:
     return topics * (int(present.sum()) + 1) ** width > 2**64
 
 
-def _words(strings: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
+def words(strings: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
     """Each string of at most 16 bytes as two big-endian 64-bit words of its bytes, NUL-
     padded, which order as the strings do (strcmp's order: no string holds a NUL);
     None when some string is longer, or holds a NUL, or there are none."""
