@@ -58,6 +58,16 @@ def test_increasing_words_by_hand():
     assert INCREASING_WORDS(pa.array(["x" * 17, "y"])) is None  # past two words
 
 
+@pytest.mark.parametrize("compared", [1, 2, 3, 1 << 20])
+def test_increasing_words_a_slice_at_a_time(compared, monkeypatch):
+    # slices of 1 to 3 neighbours and one of all: the same answer as the kernel's
+    monkeypatch.setattr(columns, "_COMPARED", compared)
+    docnos = pa.array(["FBIS3-1", "FBIS3-10", "FBIS3-10", "FBIS3-9", "LA0101-0001-AB", "A"])
+    expected = [True, False, True, True, False]  # "A" < "LA..."
+    assert INCREASING_WORDS(docnos).tolist() == expected
+    assert INCREASING_WORDS(pa.array(["a"])).tolist() == []
+
+
 @pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("block", [64, streams.BLOCK])
