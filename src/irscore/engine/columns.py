@@ -189,12 +189,10 @@ def fast_columns(data: bytes, layout: Layout) -> tuple[pa.Table, np.ndarray, int
     names = [field_name(layout, i) for i in range(len(layout.columns))]
     types = {name: LABEL for name in names}
     types.update({c: pa.float64() for c in ("rank", "score") if c in names})
-    # Plain strings: docnos (no hash per row, `plain_docnos`) and the fields only checked,
-    # but a qrels's second column, TREC's iteration or subtopics: a few labels, coded.
-    plain = [n for n in names if n == "docno" or (n[0] == "_" and n != "_1")]
-    types.update({name: pa.string() for name in plain})
-    if "grade" not in names:  # a run's Q0 column: only checked, then dropped
-        types.update({name: pa.string() for name in names if name == "_1"})
+    # Plain strings: docnos (no hash per row, `plain_docnos`) and the fields only checked
+    # (a run's Q0); a qrels's second column (TREC's iteration, or subtopics) stays coded.
+    coded = "_1" if "grade" in names else None
+    types.update({n: pa.string() for n in names if n == "docno" or (n[0] == "_" and n != coded)})
     try:
         table = pa_csv.read_csv(
             pa.BufferReader(data),  # zero-copy: a file object would copy every byte

@@ -122,7 +122,7 @@ def _matched(
     if len(q_docno) + len(r_docno) > _MATCHED_ROWS:
         return None
     found = [words(docno) for docno in (q_docno, r_docno) if len(docno)]  # no copy of either
-    if any(words is None for words in found):
+    if any(part is None for part in found):
         return None
     tied = _tied_rows(r_topic, r_score)
     if len(tied) >= _MOST_TIED * len(r_topic):
