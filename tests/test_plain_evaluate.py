@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irscore.cli import main
-from irscore.engine import plain_evaluate
+from irscore.engine import forked, plain_evaluate
 
 
 @pytest.fixture
@@ -163,8 +163,8 @@ def test_the_same_bytes_as_the_engine(tmp_path_factory, monkeypatch, texts, flag
     argv = ["evaluate", *" ".join(flags).split(), str(folder / "q"), str(folder / "r")]
     answers, real = [], plain_evaluate.trec_eval_text
 
-    def spy(*args):
-        answers.append(real(*args))
+    def spy(*args, **kwargs):
+        answers.append(real(*args, **kwargs))
         return answers[-1]
 
     with monkeypatch.context() as m:
@@ -272,24 +272,27 @@ def test_compressed_and_large_files_go_to_the_engine(tmp_path, monkeypatch, serv
     assert [answer is None for answer in served] == [True, True, False, True]
 
 
-def test_its_work_by_hand():
-    """~2 a line, and per shared topic ~1 a value, twice when printed (-q)."""
+def test_its_work_by_hand(monkeypatch):
+    """~2 a line, and per shared topic ~1 a value, twice when printed (-q); the shared
+    topics counted only when their bound (a topic a line, at most every qrels topic)
+    could pass PLAIN_WORK."""
     qrels = plain_evaluate.Qrels({b"1": {b"d1": 1}, b"2": {b"x": 0}}, 2, 1)
-    run = [b"1", b"Q0", b"d1", b"1", b"0.5", b"t", b"\0"] * 3  # 3 lines of topic 1
-    run += [b"7", b"Q0", b"z", b"4", b"0.1", b"t", b"\0"]  # topic 7: not judged
-    official = plain_evaluate.families_of(["official"], False)
-    all_trec = plain_evaluate.families_of(["all_trec"], True)
+    run = b"1 Q0 d1 1 0.5 t\n" * 3 + b"7 Q0 z 4 0.1 t\n"  # topic 7: not judged
     # official: 4 counts, map, gm_map, Rprec, bpref, recip_rank, 11 iprec_at_recall, 9 P
-    assert plain_evaluate._work(qrels, run, official, False) == 2 * 4 + 1 * 29 * 1
+    # bound: 2 of the qrels topics could be shared
+    assert plain_evaluate._work(qrels, run, 29, False) == 2 * 4 + 2 * 29 * 1
     # all_trec under -q: 94 names (relstring, and num_q and the gm_ means of the summary)
-    assert plain_evaluate._work(qrels, run, all_trec, True) == 2 * 4 + 1 * 94 * 2
+    assert plain_evaluate._work(qrels, run, 94, True) == 2 * 4 + 2 * 94 * 2
+    monkeypatch.setattr(plain_evaluate, "PLAIN_WORK", 2 * 4 + 2 * 29 - 1)  # bound too high
+    assert plain_evaluate._work(qrels, run, 29, False) == 2 * 4 + 1 * 29 * 1  # topic 1 only
+    assert plain_evaluate._work(qrels, run + b"\n  \n", 29, False) == 2 * 6 + 1 * 29
 
 
 def test_a_run_of_more_lines_than_the_work_left_is_refused_on_its_line_count(tmp_path):
     run = tmp_path / "r"
     run.write_text("1 Q0 d1 1 0.5 t\n" * 3)
-    assert len(plain_evaluate._fields(str(run), 6, 3)) == 3 * 7
-    assert plain_evaluate._fields(str(run), 6, 2) is None
+    assert plain_evaluate._text(str(run), 3) == b"1 Q0 d1 1 0.5 t\n" * 3
+    assert plain_evaluate._text(str(run), 2) is None
 
 
 def test_many_topics_go_to_the_engine_when_each_prints_much(tmp_path, monkeypatch, served):
@@ -378,3 +381,56 @@ def test_its_families_are_the_registrys():
     names = [name for _, names, _ in pm.FAMILIES for name in names]
     assert {n for n in names if registry.is_text(n)} == pm.TEXT
     assert {n for n in names if registry.is_integer(n)} == pm.INTEGER
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(inputs(), FLAGS)
+def test_two_processes_print_the_bytes_of_one(tmp_path_factory, monkeypatch, texts, flags):
+    """Every run scored in two halves of its topics, the second in a forked process
+    (`forked.WORTH_IT` 0): the same bytes as the engine, and as this path in one."""
+    folder = tmp_path_factory.mktemp("plain")
+    (folder / "q").write_text(texts[0])
+    (folder / "r").write_text(texts[1])
+    argv = ["evaluate", *" ".join(flags).split(), str(folder / "q"), str(folder / "r")]
+    splits = []
+    real = forked.on_two_cores
+
+    def spy(work, parts):
+        splits.append(parts)
+        return real(work, parts)
+
+    with monkeypatch.context() as m:
+        m.setattr(forked, "WORTH_IT", 0)
+        m.setattr(forked, "possible", lambda: True)
+        m.setattr(forked, "on_two_cores", spy)
+        halves = run_cli(*argv)
+    assert halves == engine_cli(monkeypatch, *argv)
+    assert halves == run_cli(*argv)
+    assert splits or halves[0] != 0 or "-q" not in flags  # served: in two processes
+
+
+def test_the_halves_of_the_topics_by_hand():
+    topics = [b"1", b"2", b"3", b"4", b"5"]
+    assert plain_evaluate._part(topics, 0, 1) == topics
+    assert plain_evaluate._part(topics, 0, 2) == [b"1", b"2"]
+    assert plain_evaluate._part(topics, 1, 2) == [b"3", b"4", b"5"]
+    assert plain_evaluate._part([b"1"], 0, 2) == [] and plain_evaluate._part([b"1"], 1, 2) == [b"1"]
+
+
+def test_a_bad_line_in_either_half_goes_to_the_engine(tmp_path, monkeypatch, served):
+    """Each process checks the scores of its own topics' lines: a bad one in the first
+    half, the second, or a topic without judgments is seen all the same."""
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("".join(f"{t} 0 d{t} 1\n" for t in range(1, 5)))
+    good = [f"{t} Q0 d{t} 1 0.5 tag\n" for t in range(1, 6)]  # topic 5: no judgments
+    monkeypatch.setattr(forked, "WORTH_IT", 0)
+    monkeypatch.setattr(forked, "possible", lambda: True)
+    argv = ["evaluate", "-q", str(qrels), str(run)]
+    run.write_text("".join(good))
+    assert run_cli(*argv) == engine_cli(monkeypatch, *argv)
+    for bad in range(5):  # topics 1-2 in the first half, 3-4 in the second, then 5
+        lines = list(good)
+        lines[bad] = lines[bad].replace("0.5", "0.5x")
+        run.write_text("".join(lines))
+        assert run_cli(*argv) == engine_cli(monkeypatch, *argv)
+    assert served[0] is not None and served[1:] == [None] * 5

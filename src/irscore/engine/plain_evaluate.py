@@ -23,10 +23,11 @@ import stat
 from array import array
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
-from itertools import groupby, repeat
+from itertools import compress, groupby, repeat
 from operator import add, itemgetter, ne
 from types import SimpleNamespace
 
+from irscore.engine import forked
 from irscore.engine import plain_measures as pm
 from irscore.engine.conventions import FIELDS, Convention
 from irscore.engine.errors import InputError, display_name
@@ -42,6 +43,9 @@ MAX_GRADE = 1000  # trec_eval counts judgments in an array of every grade up to 
 _TEXT = bytes(range(0x20, 0x7F)).replace(b"#", b"") + b"\t\n"  # printable ASCII, no comment
 _GRADE_BYTES = b"0123456789+-"
 _SCORE_BYTES = b"0123456789+-.eE"  # with float() accepting it: `columns._DECIMAL`
+# Some of a run's topics scored (`_scored`): lines, each topic's summed values, counts,
+# and the run's topics
+Scored = tuple[list[str], list[tuple[float, ...]], tuple[int, int, int, int], list[bytes]]
 # the convention's decisions this path takes as the reference's: all but -c, -l and -M
 _REFERENCE_FIELDS = tuple(
     f for f in FIELDS if f not in ("name", "description", "topics", "rel_level", "depth")
@@ -69,6 +73,19 @@ class Qrels:
                         grades[docno] = pm.UNJUDGED
 
 
+class Request:
+    """What is asked of every run: the `plain_measures.FAMILIES` entries to compute, the
+    convention, -q, not -n, and -N's number of documents."""
+
+    __slots__ = ("c", "chosen", "collection", "per_topic", "summary")
+
+    def __init__(
+        self, chosen: list, c: Convention, per_topic: bool, summary: bool, collection: int
+    ):
+        self.chosen, self.c, self.per_topic = chosen, c, per_topic
+        self.summary, self.collection = summary, collection
+
+
 def trec_eval_text(
     qrels_path: str,
     run_paths: list[str],
@@ -77,13 +94,17 @@ def trec_eval_text(
     per_topic: bool,
     summary: bool = True,
     collection: int = 0,
+    kept: list | None = None,
 ) -> tuple[bytes, list[str]] | None:
     """trec_eval's text of these runs (-q: `per_topic`; -n: not `summary`; -N:
     `collection`) under `c` and the `families` of `plain_measures.FAMILIES`, with the
     warnings on how each run meets the qrels; None when the engine must score them.
 
     The collector is off meanwhile: only acyclic lists and tuples are made, whose
-    ~0.4 million allocations would start collections (tens of ms) for nothing."""
+    ~0.4 million allocations would start collections (tens of ms) for nothing. The
+    parsed inputs go to `kept` (when given) instead of being freed here: the command
+    line keeps them for its exit, which skips the interpreter's teardown, and so never
+    frees the ~200k small objects of a 30k-line run one by one (5-9 ms)."""
     if not _plain_convention(c) or not _small_files([qrels_path, *run_paths]):
         return None
     gc.disable()
@@ -91,18 +112,25 @@ def trec_eval_text(
         qrels = _read_qrels(qrels_path)
         if qrels is None:
             return None
+        kept = [] if kept is None else kept
+        kept.append(qrels)
+        request = Request(
+            [(f, names, values) for f, names, values in pm.FAMILIES if f in families],
+            c,
+            per_topic,
+            summary,
+            collection,
+        )
         texts, warnings, work = [], [], 2 * qrels.lines
+        values = sum(len(names) for _, names, _ in request.chosen)
         for path in run_paths:
-            fields = _fields(path, 6, (PLAIN_WORK - work) // 2)
-            if fields is None:
+            data = _text(path, (PLAIN_WORK - work) // 2)
+            if data is None:
                 return None
-            work += _work(qrels, fields, families, per_topic)
-            run = None if work > PLAIN_WORK else _read_run(fields)
-            scored = (
-                None
-                if run is None
-                else _run_text(qrels, *run, families, c, per_topic, summary, collection)
-            )
+            work += _work(qrels, data, values, per_topic)
+            scored = None
+            if work <= PLAIN_WORK:
+                scored = _run_text(qrels, data, request, kept)
             if scored is None:
                 return None
             text, notes = scored
@@ -113,14 +141,20 @@ def trec_eval_text(
         gc.enable()
 
 
-def _work(qrels: Qrels, fields: list[bytes], families: tuple[str, ...], per_topic: bool) -> int:
-    """About the microseconds this path takes to read a run (its `_fields`) and score it:
-    ~2 a line, and per shared topic ~1 a value (2 when printed, -q). Measured whole-process
-    against the engine: 4,000 one-document topics under -q -m all_trec took 0.70 s here and
-    0.38 s there, 0.21 s against 0.28 s under -m official alone (docs/evaluating.md)."""
-    values = sum(len(names) for family, names, _ in pm.FAMILIES if family in families)
-    shared = len(set(fields[0::7]) & qrels.judged.keys())
-    return 2 * (len(fields) // 7) + shared * values * (1 + per_topic)
+def _work(qrels: Qrels, data: bytes, values: int, per_topic: bool) -> int:
+    """About the microseconds this path takes to read a run (the lines of `data`) and
+    score it: ~2 a line, and per shared topic ~1 a value (2 when printed, -q). Measured
+    whole-process against the engine: 4,000 one-document topics under -q -m all_trec
+    took 0.70 s here and 0.38 s there, 0.21 s against 0.28 s under -m official alone
+    (docs/evaluating.md). The shared topics are counted only when their bound (a topic
+    a line, at most every qrels topic) could pass `PLAIN_WORK`."""
+    lines = data.count(b"\n")
+    per_value = values * (1 + per_topic)
+    shared = min(lines, len(qrels.judged))
+    if 2 * lines + shared * per_value > PLAIN_WORK:
+        topics = {line.split(None, 1)[0] for line in data.splitlines() if line.strip()}
+        shared = len(topics & qrels.judged.keys())
+    return 2 * lines + shared * per_value
 
 
 def families_of(requests: list[str] | None, per_topic: bool) -> tuple[str, ...] | None:
@@ -165,11 +199,10 @@ def plain_bytes() -> int:
     return int(text)
 
 
-def _fields(path: str, width: int, max_lines: int | None = None) -> list[bytes] | None:
-    """Every line's fields in one list, each line's followed by an end-of-line marker,
-    when every line is printable ASCII, no comment, not blank, not longer than the
-    readers allow, and has `width` fields (so field f of line k is at (width + 1) k + f);
-    None at once for more than `max_lines` lines (work the engine does faster)."""
+def _text(path: str, max_lines: int | None = None) -> bytes | None:
+    """A file's bytes, ending with a newline, when every line is printable ASCII, no
+    comment and not longer than the readers allow; None at once for more than
+    `max_lines` lines (work the engine does faster)."""
     with open(path, "rb") as file:
         data = file.read()
     if max_lines is not None and data.count(b"\n") > max_lines:
@@ -178,8 +211,13 @@ def _fields(path: str, width: int, max_lines: int | None = None) -> list[bytes] 
         return None
     if not data.endswith(b"\n"):
         data += b"\n"
-    if _long_line(data):
-        return None
+    return None if _long_line(data) else data
+
+
+def _split(data: bytes, width: int) -> list[bytes] | None:
+    """Every line's fields in one list, each line's followed by an end-of-line marker,
+    when every line of `_text`'s `data` has `width` fields (so field f of line k is at
+    (width + 1) k + f) and none is blank."""
     fields = data.replace(b"\n", b" \0 ").split()  # NUL: no line holds one (`_TEXT`)
     lines = data.count(b"\n")
     if len(fields) != (width + 1) * lines or fields[width :: width + 1].count(b"\0") != lines:
@@ -203,7 +241,8 @@ def _long_line(data: bytes) -> bool:
 def _read_qrels(path: str) -> Qrels | None:
     """`topic iteration docno grade` lines, one iteration value, each document judged
     once per topic, grades integers of at most 15 digits and `MAX_GRADE`."""
-    fields = _fields(path, 4)
+    data = _text(path)
+    fields = None if data is None else _split(data, 4)
     if fields is None or len(set(fields[1::5])) != 1:  # else: subtopics
         return None
     tokens = fields[3::5]
@@ -225,11 +264,9 @@ def _read_qrels(path: str) -> Qrels | None:
     return Qrels(judged, len(grades), sum(map((0).__lt__, grades)))
 
 
-def _read_run(fields: list[bytes]) -> tuple[dict[bytes, list[tuple[float, bytes]]], str] | None:
-    """A run's (score, docno) pairs per topic from its `_fields`, scores as float32 as
-    trec_eval reads them, and its tag (the last line's); None unless each score is a
-    finite decimal number."""
-    tokens = fields[4::7]
+def _scores(tokens: list[bytes]) -> list[float] | None:
+    """The scores of a run's lines, as float32 as trec_eval reads them; None unless each
+    is a finite decimal number."""
     if b"".join(tokens).translate(None, _SCORE_BYTES):
         return None
     try:
@@ -238,8 +275,7 @@ def _read_run(fields: list[bytes]) -> tuple[dict[bytes, list[tuple[float, bytes]
         return None
     if not math.isfinite(sum(scores)):  # a score past float32's range (inf): the engine's
         return None
-    by_topic = _grouped(fields[0::7], zip(scores, fields[2::7], strict=True))
-    return by_topic, fields[-2].decode()
+    return scores
 
 
 def _grouped(topics: list[bytes], items: Iterable[tuple]) -> dict[bytes, list[tuple]]:
@@ -260,52 +296,44 @@ def _grouped(topics: list[bytes], items: Iterable[tuple]) -> dict[bytes, list[tu
 
 
 def _run_text(
-    qrels: Qrels,
-    by_topic: dict[bytes, list[tuple[float, bytes]]],
-    runid: str,
-    families: tuple[str, ...],
-    c: Convention,
-    per_topic: bool,
-    summary: bool,
-    collection: int,
+    qrels: Qrels, data: bytes, request: Request, kept: list
 ) -> tuple[str, SimpleNamespace] | None:
-    """One run's text and the notes `input_checks.overlap` reads; None for a document
-    retrieved twice for a topic (the engine names it) or a topic shared with no qrels."""
-    chosen = [(f, names, values) for f, names, values in pm.FAMILIES if f in families]
-    labels = [(f, label) for f, names, _ in chosen for label in names]
-    summed = [i for i, (_, label) in enumerate(labels) if label not in pm.TEXT]
-    shown = [i for i, (f, _) in enumerate(labels) if f not in pm.SUMMARY_ONLY]
-    # a topic's lines as one %-format (the topic's name put in for the NULs after)
-    template = "".join(f"{labels[i][1]:<22s}\t\0\t{_format(labels[i][1])}\n" for i in shown)
-    totals = [0.0] * len(summed)
-    pick_summed, pick_shown = _picker(summed), _picker(shown)
-    lines: list[str] = []
-    shared = retrieved = retrieved_judged = topics_with_judged = 0
-    for topic in sorted(by_topic):
-        ranked = by_topic[topic]
-        if topic not in qrels.judged:
-            continue
-        ranked.sort(reverse=True)  # score, then docno, both descending (form_res_rels.c)
-        docnos = list(map(itemgetter(1), ranked))
-        if len(set(docnos)) != len(docnos):
-            return None
-        rels = list(map(qrels.judged[topic].get, docnos, repeat(pm.NONPOOL)))
-        shared, retrieved = shared + 1, retrieved + len(rels)
-        in_pool = len(rels) - rels.count(pm.NONPOOL)
-        retrieved_judged += in_pool
-        topics_with_judged += in_pool > 0
-        t = pm.Topic(rels[: c.depth], qrels.levels[topic], c.rel_level, collection)
-        values = [value for _, _, measure in chosen for value in measure(t)]
-        totals = list(map(add, totals, pick_summed(values)))
-        if per_topic:
-            lines.append((template % pick_shown(values)).replace("\0", topic.decode()))
+    """One run's text and the notes `input_checks.overlap` reads; None for a line that
+    is not a TREC run line, a score that is not a finite number, a document retrieved
+    twice for a topic (the engine names each) or a topic shared with no qrels.
+
+    With many topics to score (not many lines: each process reads every line), the
+    run's topics are scored in two halves, the second in a forked process (`forked`).
+    Each process splits the whole text itself, so no large structure is made before
+    the fork and shared: Python's reference counts would copy every page of one that
+    both processes read."""
+    per_value = sum(len(names) for _, names, _ in request.chosen) * (1 + request.per_topic)
+    scoring = len(qrels.judged) * per_value  # at most, in `_work`'s units
+    parts = 2 if scoring >= forked.WORTH_IT and forked.possible() else 1
+
+    def score(part: int) -> Scored | None:
+        return _scored(qrels, data, request, part, parts, kept)
+
+    scored = [score(0)] if parts == 1 else forked.on_two_cores(score, [0, 1])
+    if scored is None or None in scored:
+        return None
+    labels = [label for _, names, _ in request.chosen for label in names]
+    summed = [label for label in labels if label not in pm.TEXT]
+    totals, lines, counts = [0.0] * len(summed), [], [0, 0, 0, 0]
+    for part_lines, part_sums, part_counts, _ in scored:
+        for topic_sums in part_sums:  # added topic by topic in order, as one loop adds them
+            totals = list(map(add, totals, topic_sums))
+        lines += part_lines
+        counts = list(map(add, counts, part_counts))
+    shared, retrieved, retrieved_judged, topics_with_judged = counts
     if shared == 0:
         return None
-    if summary:
+    if request.summary:
+        runid = data[data.rfind(b"\n", 0, -1) + 1 :].split()[-1].decode()  # the last tag
         lines.append(f"{'runid':<22s}\tall\t{runid}\n")
-        sums = {labels[i][1]: total for i, total in zip(summed, totals, strict=True)}
-        lines += _summary(sums, shared, qrels, c.complete)
-    run_topics, judged_topics = set(by_topic), set(qrels.judged)
+        sums = dict(zip(summed, totals, strict=True))
+        lines += _summary(sums, shared, qrels, request.c.complete)
+    run_topics, judged_topics = set(scored[0][3]), set(qrels.judged)
     notes = SimpleNamespace(
         run_topics_without_qrels=[t.decode() for t in sorted(run_topics - judged_topics)],
         qrels_topics_without_run=[t.decode() for t in sorted(judged_topics - run_topics)],
@@ -315,6 +343,69 @@ def _run_text(
         topics_with_judged=topics_with_judged,
     )
     return "".join(lines), notes
+
+
+def _scored(
+    qrels: Qrels, data: bytes, request: Request, part: int, parts: int, kept: list
+) -> Scored | None:
+    """Part `part` of `parts` of a run's topics shared with the qrels (in order),
+    scored: their per-topic lines, the values each adds to the `all` sums, (shared,
+    retrieved, retrieved_judged, topics_with_judged) counted over the part, and for the
+    first part the run's topics; plain lists and tuples, which `marshal` carries
+    between processes. None for a run that is not plain (`_run_text`): every part
+    checks its own lines and those of topics without judgments. What it parses goes to
+    `kept`."""
+    chosen, c = request.chosen, request.c
+    fields = _split(data, 6)
+    if fields is None:
+        return None
+    topics = fields[0::7]
+    run_topics = list(dict.fromkeys(topics))
+    shared = sorted(topic for topic in run_topics if topic in qrels.judged)
+    mine = _part(shared, part, parts)
+    tokens, docnos = fields[4::7], fields[2::7]
+    if len(mine) < len(shared):  # the lines of my topics and of those without judgments
+        own = set(run_topics).difference(_part(shared, 1 - part, parts))
+        keep = list(map(own.__contains__, topics))
+        topics, tokens, docnos = (list(compress(f, keep)) for f in (topics, tokens, docnos))
+    scores = _scores(tokens)  # every part checks its lines' scores
+    if scores is None:
+        return None
+    by_topic = _grouped(topics, zip(scores, docnos, strict=True))
+    kept.append((fields, by_topic))
+    labels = [(f, label) for f, names, _ in chosen for label in names]
+    summed = _picker([i for i, (_, label) in enumerate(labels) if label not in pm.TEXT])
+    shown = [i for i, (f, _) in enumerate(labels) if f not in pm.SUMMARY_ONLY]
+    pick_shown = _picker(shown)
+    # a topic's lines as one %-format (the topic's name put in for the NULs after)
+    template = "".join(f"{labels[i][1]:<22s}\t\0\t{_format(labels[i][1])}\n" for i in shown)
+    lines: list[str] = []
+    sums: list[tuple[float, ...]] = []
+    retrieved = retrieved_judged = topics_with_judged = 0
+    for topic in mine:
+        ranked = by_topic[topic]
+        ranked.sort(reverse=True)  # score, then docno, both descending (form_res_rels.c)
+        docnos = list(map(itemgetter(1), ranked))
+        if len(set(docnos)) != len(docnos):
+            return None
+        rels = list(map(qrels.judged[topic].get, docnos, repeat(pm.NONPOOL)))
+        retrieved += len(rels)
+        in_pool = len(rels) - rels.count(pm.NONPOOL)
+        retrieved_judged += in_pool
+        topics_with_judged += in_pool > 0
+        t = pm.Topic(rels[: c.depth], qrels.levels[topic], c.rel_level, request.collection)
+        values = [value for _, _, measure in chosen for value in measure(t)]
+        sums.append(summed(values))
+        if request.per_topic:
+            lines.append((template % pick_shown(values)).replace("\0", topic.decode()))
+    counts = (len(mine), retrieved, retrieved_judged, topics_with_judged)
+    return lines, sums, counts, run_topics if part == 0 else []
+
+
+def _part(topics: list[bytes], part: int, parts: int) -> list[bytes]:
+    """Part `part` of `parts` (1 or 2) of `topics`: the first half, or the rest."""
+    cut = len(topics) // 2 if parts == 2 else len(topics)
+    return topics[:cut] if part == 0 else topics[cut:]
 
 
 def _picker(indices: list[int]) -> Callable[[list], tuple]:

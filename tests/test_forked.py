@@ -1,0 +1,91 @@
+"""`irscore.engine.forked`: half the work in a forked child, its result or None back, and
+no child left behind whatever happens on either side."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from irscore.engine import forked
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+
+
+@pytest.fixture(autouse=True)
+def no_hang():
+    """A call that waits forever on a child fails the test after 20 s instead."""
+
+    def stop(*_):
+        raise TimeoutError("on_two_cores did not return")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def test_each_part_is_done_and_the_second_in_another_process():
+    parent = os.getpid()
+    got = forked.on_two_cores(lambda part: (part * 10, os.getpid()), [1, 2])
+    assert got is not None
+    (first, first_pid), (second, second_pid) = got
+    assert (first, second) == (10, 20)
+    assert first_pid == parent and second_pid != parent
+    with pytest.raises(ChildProcessError):
+        os.waitpid(second_pid, os.WNOHANG)  # already reaped
+
+
+def test_a_large_result_comes_back_whole():
+    text = "x" * (3 << 20)  # far more than a pipe holds at once
+    assert forked.on_two_cores(lambda part: [part, text], [0, 1]) == [[0, text], [1, text]]
+
+
+def test_a_child_that_fails_or_dies_gives_none():
+    def fails(part: int) -> int:
+        if part == 1:
+            raise ValueError("the child's error")
+        return part
+
+    def dies(part: int) -> int:
+        if part == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return part
+
+    assert forked.on_two_cores(fails, [0, 1]) is None
+    assert forked.on_two_cores(dies, [0, 1]) is None
+    assert forked.on_two_cores(lambda part: object(), [0, 1]) is None  # marshal refuses it
+
+
+def test_an_error_here_ends_the_child_and_is_raised():
+    """The child blocks writing a result larger than the pipe holds: closing the pipe
+    ends it, so that waiting for it returns."""
+    pids = []
+
+    def work(part: int) -> str:
+        if part == 0:
+            raise KeyError("here")
+        return "y" * (4 << 20)
+
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        pids.append(pid)
+        return pid
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(os, "fork", fork)
+        with pytest.raises(KeyError):
+            forked.on_two_cores(work, [0, 1])
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pids[0], os.WNOHANG)  # reaped, not a zombie
+
+
+def test_possible_needs_two_cores(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    assert forked.possible()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3})
+    assert not forked.possible()
