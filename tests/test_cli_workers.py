@@ -53,14 +53,34 @@ def test_workers_print_the_runs_one_process_prints_in_order(runs, monkeypatch, p
 def test_scored_keeps_the_order_and_uses_other_processes(runs):
     _, paths = runs
 
-    def score(path: str, in_worker: bool) -> tuple:
-        return path, os.getpid(), in_worker
+    def score(path: str, spool: workers.Spool | None) -> tuple:
+        place = None if spool is None else spool.put(f"text of {path}\n".encode())
+        return path, os.getpid(), place
 
-    results = list(workers.scored(score, paths))
+    spool = workers.spool_for(paths)
+    assert spool is not None
+    results = list(workers.scored(score, paths, spool))
     assert [path for path, _, _ in results] == paths
     assert {pid for _, pid, _ in results} - {os.getpid()}  # scored in forked workers
-    assert all(in_worker for _, _, in_worker in results)  # told so: they format the text
-    assert list(workers.scored(score, paths[:1])) == [(paths[0], os.getpid(), False)]
+    texts = b"".join(spool.read_back([place for _, _, place in results]))
+    assert texts.decode() == "".join(f"text of {path}\n" for path in paths)
+    assert spool.file.closed  # read back: closed, and so removed
+    assert workers.spool_for(paths[:1]) is None
+    assert list(workers.scored(score, paths[:1], None)) == [(paths[0], os.getpid(), None)]
+
+
+def test_the_spool_keeps_each_text_where_it_was_put(tmp_path):
+    """Places reserved one after another, texts read back in any order asked, in blocks
+    of READ_BACK bytes."""
+    import multiprocessing
+
+    spool = workers.Spool(multiprocessing.get_context("fork"))
+    first = spool.put(b"abc")
+    second = spool.put(b"x" * (workers.READ_BACK + 5))
+    assert first == (0, 3) and second == (3, workers.READ_BACK + 5)
+    blocks = list(spool.read_back([second, first]))
+    assert [len(b) for b in blocks] == [workers.READ_BACK, 5, 3]
+    assert b"".join(blocks) == b"x" * (workers.READ_BACK + 5) + b"abc"
 
 
 def test_a_bad_run_in_a_worker_names_its_file_and_line(runs, tmp_path):

@@ -46,7 +46,7 @@ def scorer(request, monkeypatch):
     if request.param == "engine":
         from irscore.engine import plain_evaluate
 
-        monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args: None)
+        monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args, **kwargs: None)
     return request.param
 
 
@@ -77,7 +77,7 @@ def test_output_equals_trec_eval_scored_two_topics_at_a_time(flags, name, output
     from irscore.engine import evaluate, plain_evaluate
 
     monkeypatch.setattr(evaluate, "CHUNK_TOPICS", 2)
-    monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args: None)
+    monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args, **kwargs: None)
     _check_output(flags, name, output)
 
 

@@ -116,12 +116,13 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     else:
         qrels = _other_judgments(args, convention)
 
-    def score(path: str, in_worker: bool) -> tuple:
+    def score(path: str, spool: workers.Spool | None) -> tuple:
         """One run read and scored: (its description under --verbose, its runid, and per
         group of measures the values, under its convention and named as asked, with
-        their trec_eval text). A worker formats the text and returns it instead of the
-        values (both cores format; the parent only writes); in this process the text
-        is formatted as it is written."""
+        their trec_eval text). A worker (given the `spool`) formats the text, writes it
+        there and returns its place instead of the values (both cores format; the
+        parent only writes); in this process the text is formatted as it is written."""
+        in_worker = spool is not None
         run = checked(ahead.pop("run").result(), "run") if ahead else read_run(args, path)
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
         described = run.describe() if args.verbose else None
@@ -130,8 +131,8 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
             c = changed(convention, g.changes)
             if text and zscores is None and args.R == "qrels":  # chunk by chunk, to a spool
                 lines, notes = _streamed_text(qrels, run, c, g, args, runid, not in_worker)
-                if in_worker:
-                    lines = b"".join(lines)
+                if spool is not None:
+                    lines = spool.put(b"".join(lines))
                 scored.append((lines, {}, None, {}, notes.not_computed, notes))
                 continue
             values, topics, means, without_run, not_done, notes = _scored(
@@ -155,39 +156,49 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                     printed_topics=in_run,
                     zscores=zscores is not None,
                 )
-                if in_worker:
-                    lines, values, means = b"".join(lines), {}, {}
+                if spool is not None:
+                    lines, values, means = spool.put(b"".join(lines)), {}, {}
             scored.append((lines, values, topics, means, not_done, notes))
         return described, runid, scored
 
     out: list[Iterable[bytes]] = []
-    spool = None  # the workers' texts, held on disk (page cache) until every run is scored
+    # the workers' texts, held on disk (page cache) until every run is scored; an
+    # unlinked file, closed once read back (or on an error), so nothing is left behind
+    spool = workers.spool_for(args.runs)
+    places: list[tuple[int, int]] = []  # where each text is in the spool, in order
+    if spool is not None:
+        out.append(spool.read_back(places))
     results = []
     not_computed: list[str] = []
-    for path, (described, runid, scored) in zip(
-        args.runs, workers.scored(score, args.runs), strict=True
-    ):
-        if described:
-            print(f"irscore: {described}", file=sys.stderr)
-        for g, (lines, values, topics, means, not_done, notes) in zip(groups, scored, strict=True):
-            not_computed += not_done
-            if notes is not None and g is groups[0]:  # qrels: the checks irscore.evaluate makes
-                for warning in overlap(display_name(path), qrels.source, notes):
-                    print(f"irscore: warning: {warning}", file=sys.stderr)
-            elif notes is None and len(topics) == 0:
-                raise UsageError(f"{path}: no topic has both results and judgments in {args.qrels}")
-            if lines is None:
-                results.append((runid, values, topics, means))
-            elif isinstance(lines, bytes):  # from a worker (all runs are, or none)
-                if spool is None:
-                    import tempfile
-
-                    # Closed by _read_back; already unlinked, so an error first leaves nothing.
-                    spool = tempfile.TemporaryFile()  # noqa: SIM115
-                    out.append(_read_back(spool))
-                spool.write(lines)
-            else:
-                out.append(lines)
+    try:
+        for path, (described, runid, scored) in zip(
+            args.runs, workers.scored(score, args.runs, spool), strict=True
+        ):
+            if described:
+                print(f"irscore: {described}", file=sys.stderr)
+            for g, (lines, values, topics, means, not_done, notes) in zip(
+                groups, scored, strict=True
+            ):
+                not_computed += not_done
+                if notes is not None and g is groups[0]:  # qrels: irscore.evaluate's checks
+                    for warning in overlap(display_name(path), qrels.source, notes):
+                        print(f"irscore: warning: {warning}", file=sys.stderr)
+                elif notes is None and len(topics) == 0:
+                    raise UsageError(
+                        f"{path}: no topic has both results and judgments in {args.qrels}"
+                    )
+                if lines is None:
+                    results.append((runid, values, topics, means))
+                elif spool is not None:  # a worker's place in the spool
+                    places.append(lines)
+                else:
+                    out.append(lines)
+    except BaseException:
+        if spool is not None:
+            spool.close()
+        raise
+    if spool is not None and args.format != "trec":  # values came back, no text
+        spool.close()
     missing = groups[0].missing
     if missing and args.format == "trec":
         print(f"irscore: note: not computed yet: {', '.join(missing)}", file=sys.stderr)
@@ -316,6 +327,8 @@ def _streamed_text(
         if spool is not None:
             spool.close()
         raise
+    if spool is not None and args.format != "trec":  # values came back, no text
+        spool.close()
     summary = trec_eval_text.lines(
         {},
         part.topics[:0],
