@@ -328,11 +328,15 @@ def test_a_long_line_is_what_the_line_lengths_say(lengths, limit):
         assert plain_evaluate._long_line(data) == (max(lengths) >= limit)
 
 
-@given(st.lists(st.sampled_from([b"1", b"2", b"10"]), max_size=60))
-def test_items_are_grouped_by_topic_in_file_order_whatever_the_order(topics):
+@given(
+    st.lists(st.sampled_from([b"1", b"2", b"10"]), max_size=60),
+    st.sets(st.sampled_from([b"1", b"2", b"10"])),
+)
+def test_items_are_grouped_by_topic_in_file_order_whatever_the_order(topics, others):
+    """Grouped or not, each topic's items in file order; `others`' left out."""
     items = [(i,) for i in range(len(topics))]
-    grouped = plain_evaluate._grouped(topics, items)
-    assert list(grouped) == list(dict.fromkeys(topics))
+    grouped = plain_evaluate._grouped(topics, items, frozenset(others))
+    assert list(grouped) == [t for t in dict.fromkeys(topics) if t not in others]
     for topic, found in grouped.items():
         assert found == [(i,) for i, t in enumerate(topics) if t == topic]
 
@@ -423,8 +427,8 @@ def test_the_halves_of_the_topics_by_hand():
 
 
 def test_a_bad_line_in_either_half_goes_to_the_engine(tmp_path, monkeypatch, served):
-    """Each process checks the scores of its own topics' lines: a bad one in the first
-    half, the second, or a topic without judgments is seen all the same."""
+    """Each process checks every line's score: a bad one in the first half's topics, the
+    second's, or a topic without judgments is seen all the same."""
     qrels, run = tmp_path / "q", tmp_path / "r"
     qrels.write_text("".join(f"{t} 0 d{t} 1\n" for t in range(1, 5)))
     good = [f"{t} Q0 d{t} 1 0.5 tag\n" for t in range(1, 6)]  # topic 5: no judgments

@@ -23,7 +23,7 @@ import stat
 from array import array
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
-from itertools import compress, groupby, repeat
+from itertools import groupby, repeat
 from operator import add, itemgetter, ne
 from types import SimpleNamespace
 
@@ -278,21 +278,27 @@ def _scores(tokens: list[bytes]) -> list[float] | None:
     return scores
 
 
-def _grouped(topics: list[bytes], items: Iterable[tuple]) -> dict[bytes, list[tuple]]:
-    """Each topic's items, in file order: a stretch of lines at a time when the lines
-    are grouped by topic, else each item appended to its topic's list (in C: `map`)."""
+def _grouped(
+    topics: list[bytes], items: Iterable[tuple], others: frozenset[bytes] = frozenset()
+) -> dict[bytes, list[tuple]]:
+    """Each topic's items, in file order, but for the topics of `others` (another
+    process's): a stretch of lines at a time when the lines are grouped by topic, else
+    each item appended to its topic's list (in C: `map`; others' to one list dropped)."""
     items = list(items)
     if sum(map(ne, topics[1:], topics[:-1])) * 16 < len(topics):
         grouped: dict[bytes, list[tuple]] = {}
         lines = 0
         for topic, run in groupby(topics):
             count = len(list(run))
-            grouped.setdefault(topic, []).extend(items[lines : lines + count])
+            if topic not in others:
+                grouped.setdefault(topic, []).extend(items[lines : lines + count])
             lines += count
         return grouped
     grouped = {topic: [] for topic in dict.fromkeys(topics)}  # first-seen order
+    dropped: list[tuple] = []
+    grouped.update(dict.fromkeys(others, dropped))
     deque(map(list.append, map(grouped.__getitem__, topics), items), maxlen=0)
-    return grouped
+    return {topic: found for topic, found in grouped.items() if found is not dropped}
 
 
 def _run_text(
@@ -353,8 +359,7 @@ def _scored(
     retrieved, retrieved_judged, topics_with_judged) counted over the part, and for the
     first part the run's topics; plain lists and tuples, which `marshal` carries
     between processes. None for a run that is not plain (`_run_text`): every part
-    checks its own lines and those of topics without judgments. What it parses goes to
-    `kept`."""
+    checks every line. What it parses goes to `kept`."""
     chosen, c = request.chosen, request.c
     fields = _split(data, 6)
     if fields is None:
@@ -363,15 +368,11 @@ def _scored(
     run_topics = list(dict.fromkeys(topics))
     shared = sorted(topic for topic in run_topics if topic in qrels.judged)
     mine = _part(shared, part, parts)
-    tokens, docnos = fields[4::7], fields[2::7]
-    if len(mine) < len(shared):  # the lines of my topics and of those without judgments
-        own = set(run_topics).difference(_part(shared, 1 - part, parts))
-        keep = list(map(own.__contains__, topics))
-        topics, tokens, docnos = (list(compress(f, keep)) for f in (topics, tokens, docnos))
-    scores = _scores(tokens)  # every part checks its lines' scores
+    scores = _scores(fields[4::7])  # every part checks every line
     if scores is None:
         return None
-    by_topic = _grouped(topics, zip(scores, docnos, strict=True))
+    others = frozenset(_part(shared, 1 - part, parts) if parts == 2 else ())
+    by_topic = _grouped(topics, zip(scores, fields[2::7], strict=True), others)
     kept.append((fields, by_topic))
     labels = [(f, label) for f, names, _ in chosen for label in names]
     summed = _picker([i for i, (_, label) in enumerate(labels) if label not in pm.TEXT])
