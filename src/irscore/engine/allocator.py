@@ -39,16 +39,25 @@ def _libc() -> ctypes.CDLL | None:
     return libc
 
 
+def keep_freed_memory() -> bool:
+    """From now on, keep freed blocks (under 256 MiB) in the heap for the next arrays;
+    False without glibc."""
+    libc = _libc()
+    if libc is None:
+        return False
+    libc.mallopt(_M_MMAP_THRESHOLD, _KEPT[0])
+    libc.mallopt(_M_TRIM_THRESHOLD, _KEPT[1])
+    return True
+
+
 @contextmanager
 def freed_memory_kept() -> Iterator[None]:
     """Keep freed blocks in the heap inside the block; afterwards settle the thresholds
     as glibc's adaptive mode would."""
-    libc = _libc()
-    if libc is None:
+    if not keep_freed_memory():
         yield
         return
-    libc.mallopt(_M_MMAP_THRESHOLD, _KEPT[0])
-    libc.mallopt(_M_TRIM_THRESHOLD, _KEPT[1])
+    libc = _libc()
     try:
         yield
     finally:
