@@ -327,8 +327,6 @@ def _streamed_text(
         if spool is not None:
             spool.close()
         raise
-    if spool is not None and args.format != "trec":  # values came back, no text
-        spool.close()
     summary = trec_eval_text.lines(
         {},
         part.topics[:0],
