@@ -363,6 +363,30 @@ MUTATIONS = [
         "at_cutoff(r, running, k) / k",
         PEERS,
     ),
+    Mutation(
+        "plain halves both the first half",
+        "measures",
+        "src/irscore/engine/plain_evaluate.py",
+        "return topics[:cut] if part == 0 else topics[cut:]",
+        "return topics[:cut]",
+        ("tests/test_plain_evaluate.py",),
+    ),
+    Mutation(
+        "forked result waited for before read",
+        "cli",
+        "src/irscore/engine/forked.py",
+        "            first = work(parts[0])\n",
+        "            first = work(parts[0])\n            os.waitpid(pid, 0)\n",
+        ("tests/test_forked.py",),
+    ),
+    Mutation(
+        "spool read back out of order",
+        "cli",
+        "src/irscore/cli/workers.py",
+        "            for at, size in places:",
+        "            for at, size in sorted(places, reverse=True):",
+        ("tests/test_cli_workers.py",),
+    ),
 ]
 
 
