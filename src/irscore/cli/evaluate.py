@@ -122,7 +122,6 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         their trec_eval text). A worker (given the `spool`) formats the text, writes it
         there and returns its place instead of the values (both cores format; the
         parent only writes); in this process the text is formatted as it is written."""
-        in_worker = spool is not None
         run = checked(ahead.pop("run").result(), "run") if ahead else read_run(args, path)
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
         described = run.describe() if args.verbose else None
@@ -130,7 +129,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         for g in groups:
             c = changed(convention, g.changes)
             if text and zscores is None and args.R == "qrels":  # chunk by chunk, to a spool
-                lines, notes = _streamed_text(qrels, run, c, g, args, runid, not in_worker)
+                lines, notes = _streamed_text(qrels, run, c, g, args, runid, spool is None)
                 if spool is not None:
                     lines = spool.put(b"".join(lines))
                 scored.append((lines, {}, None, {}, notes.not_computed, notes))

@@ -74,15 +74,22 @@ class Qrels:
 
 
 class Request:
-    """What is asked of every run: the `plain_measures.FAMILIES` entries to compute, the
-    convention, -q, not -n, and -N's number of documents."""
+    """What is asked of every run: the `plain_measures.FAMILIES` entries to compute and
+    the names they print, the convention, -q, not -n, and -N's number of documents."""
 
-    __slots__ = ("c", "chosen", "collection", "per_topic", "summary")
+    __slots__ = ("c", "chosen", "collection", "labels", "per_topic", "summary")
 
     def __init__(
-        self, chosen: list, c: Convention, per_topic: bool, summary: bool, collection: int
+        self,
+        families: tuple[str, ...],
+        c: Convention,
+        per_topic: bool,
+        summary: bool,
+        collection: int,
     ):
-        self.chosen, self.c, self.per_topic = chosen, c, per_topic
+        self.chosen = [(f, names, values) for f, names, values in pm.FAMILIES if f in families]
+        self.labels = [(f, label) for f, names, _ in self.chosen for label in names]
+        self.c, self.per_topic = c, per_topic
         self.summary, self.collection = summary, collection
 
 
@@ -114,20 +121,13 @@ def trec_eval_text(
             return None
         kept = [] if kept is None else kept
         kept.append(qrels)
-        request = Request(
-            [(f, names, values) for f, names, values in pm.FAMILIES if f in families],
-            c,
-            per_topic,
-            summary,
-            collection,
-        )
+        request = Request(families, c, per_topic, summary, collection)
         texts, warnings, work = [], [], 2 * qrels.lines
-        values = sum(len(names) for _, names, _ in request.chosen)
         for path in run_paths:
             data = _text(path, (PLAIN_WORK - work) // 2)
             if data is None:
                 return None
-            work += _work(qrels, data, values, per_topic)
+            work += _work(qrels, data, len(request.labels), per_topic)
             scored = None
             if work <= PLAIN_WORK:
                 scored = _run_text(qrels, data, request, kept)
@@ -313,8 +313,7 @@ def _run_text(
     Each process splits the whole text itself, so no large structure is made before
     the fork and shared: Python's reference counts would copy every page of one that
     both processes read."""
-    per_value = sum(len(names) for _, names, _ in request.chosen) * (1 + request.per_topic)
-    scoring = len(qrels.judged) * per_value  # at most, in `_work`'s units
+    scoring = len(qrels.judged) * len(request.labels) * (1 + request.per_topic)  # `_work`'s units
     parts = 2 if scoring >= forked.WORTH_IT and forked.possible() else 1
 
     def score(part: int) -> Scored | None:
@@ -323,8 +322,7 @@ def _run_text(
     scored = [score(0)] if parts == 1 else forked.on_two_cores(score, [0, 1])
     if scored is None or None in scored:
         return None
-    labels = [label for _, names, _ in request.chosen for label in names]
-    summed = [label for label in labels if label not in pm.TEXT]
+    summed = [label for _, label in request.labels if label not in pm.TEXT]
     totals, lines, counts = [0.0] * len(summed), [], [0, 0, 0, 0]
     for part_lines, part_sums, part_counts, _ in scored:
         for topic_sums in part_sums:  # added topic by topic in order, as one loop adds them
@@ -360,7 +358,7 @@ def _scored(
     first part the run's topics; plain lists and tuples, which `marshal` carries
     between processes. None for a run that is not plain (`_run_text`): every part
     checks every line. What it parses goes to `kept`."""
-    chosen, c = request.chosen, request.c
+    chosen, c, labels = request.chosen, request.c, request.labels
     fields = _split(data, 6)
     if fields is None:
         return None
@@ -374,7 +372,6 @@ def _scored(
     others = frozenset(_part(shared, 1 - part, parts) if parts == 2 else ())
     by_topic = _grouped(topics, zip(scores, fields[2::7], strict=True), others)
     kept.append((fields, by_topic))
-    labels = [(f, label) for f, names, _ in chosen for label in names]
     summed = _picker([i for i, (_, label) in enumerate(labels) if label not in pm.TEXT])
     shown = [i for i, (f, _) in enumerate(labels) if f not in pm.SUMMARY_ONLY]
     pick_shown = _picker(shown)
