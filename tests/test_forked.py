@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
 
@@ -89,3 +90,19 @@ def test_possible_needs_two_cores(monkeypatch):
     assert forked.possible()
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3})
     assert not forked.possible()
+
+
+def test_an_error_here_does_not_wait_for_the_childs_work():
+    """The child would work for a minute; the error here kills it, so the call raises at
+    once (the 20 s alarm fails the test otherwise)."""
+
+    def work(part: int) -> int:
+        if part == 0:
+            raise KeyError("here")
+        time.sleep(60)
+        return part
+
+    started = time.monotonic()
+    with pytest.raises(KeyError):
+        forked.on_two_cores(work, [0, 1])
+    assert time.monotonic() - started < 10

@@ -30,8 +30,8 @@ def on_two_cores(work: Callable, parts: list) -> list | None:
     """[work(parts[0]), work(parts[1])], the second computed in a forked child and sent
     back with `marshal` (so it must return plain data: lists, tuples, numbers, strings,
     None); None when the child fails (an exception, or killed), for the caller to take
-    another way. An exception here (Ctrl-C too) closes the pipe, which ends the child,
-    and waits for it."""
+    another way. An exception here (Ctrl-C too) kills the child and closes the pipe,
+    and then waits for it."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: nothing it holds is flushed or freed at its exit
@@ -49,6 +49,11 @@ def on_two_cores(work: Callable, parts: list) -> list | None:
             read = -1
             first = work(parts[0])
             data = pipe.read()
+    except BaseException:
+        import signal
+
+        os.kill(pid, signal.SIGKILL)  # its result will not be read: its work is not waited for
+        raise
     finally:
         if read >= 0:
             os.close(read)
