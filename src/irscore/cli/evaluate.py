@@ -275,14 +275,19 @@ def _plain_text(args: argparse.Namespace) -> bytes | None:
 
 
 def _streamed_text(
-    qrels, run, c, g, args: argparse.Namespace, runid: str, on_threads: bool = False
+    qrels, run, c, g, args: argparse.Namespace, runid: str, both_cores: bool = False
 ) -> tuple:
     """(trec_eval's text of one run under one group of measures, the `Notes`), scored a
     chunk of topics at a time (`CHUNK_TOPICS` topics at most). With several chunks, each
     chunk's per-topic lines go to a spool file as it is scored and only the running
     means are kept, so a run of 100,000 topics holds one chunk's values, not every
     topic's; the text is read back once every chunk is scored, so an error leaves
-    nothing half-printed. A run of one chunk is formatted as it is written."""
+    nothing half-printed. A run of one chunk is formatted as it is written. With
+    `both_cores`, a forked child scores the later half of the chunks (`halves`), or,
+    where there is no fork, two threads make the chunks."""
+    import numpy as np
+
+    from irscore.cli import halves
     from irscore.engine import trec_eval_text
     from irscore.engine.evaluate import (
         CHUNK_TOPICS,
@@ -294,7 +299,7 @@ def _streamed_text(
     from irscore.engine.measures.groups import rename
 
     rows, topics = chunk_rows(run.table.num_rows), CHUNK_TOPICS
-    if on_threads:  # two chunks in flight, each smaller: the peak of one alone (measured)
+    if both_cores:  # two chunks in flight, each smaller: the peak of one alone (measured)
         rows, topics = chunk_rows(run.table.num_rows, halves=True), max(CHUNK_TOPICS // 4, 1)
     makers = topic_value_makers(qrels, run, c, g.spec, rows, text=True, topics=topics)
     means, notes, body = RunningMeans(c), None, []
@@ -303,38 +308,54 @@ def _streamed_text(
         import tempfile
 
         spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by _read_back, or below)
+
+    def lines(part) -> Iterable[bytes]:
+        """The chunk's per-topic lines (none without -q)."""
+        if not args.q:
+            return ()
+        printed = set(part.topics.tolist())
+        if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
+            printed -= set(part.notes.qrels_topics_without_run)
+        values = rename(part.values, g.renames)
+        return trec_eval_text.lines(
+            values, part.topics, {}, None, True, summary=False, printed_topics=printed
+        )
+
+    def add(values, filled, num_rel_all, more) -> None:
+        """A chunk's values added to the means, and its notes to the notes, in order."""
+        nonlocal notes
+        means.add(values, filled, num_rel_all)
+        if notes is None:
+            notes = more
+        else:
+            add_notes(notes, more)
+
+    theirs = None  # a child's lines, read after the spool's (`halves`)
     try:
-        for part in _made_in_order(makers, on_threads):
-            if args.q:
-                printed = set(part.topics.tolist())
-                if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
-                    printed -= set(part.notes.qrels_topics_without_run)
-                values = rename(part.values, g.renames)
-                text = trec_eval_text.lines(
-                    values, part.topics, {}, None, True, summary=False, printed_topics=printed
-                )
+        if both_cores and halves.possible(len(makers)):
+            theirs = halves.scored(makers, lines, spool, add)
+        else:
+            for part in _made_in_order(makers, both_cores):
                 if spool is None:
-                    body.append(text)
+                    body.append(lines(part))
                 else:
-                    spool.writelines(text)
-            means.add(part.values, part.filled, part.num_rel_all)
-            if notes is None:
-                notes = part.notes
-            else:
-                add_notes(notes, part.notes)
+                    spool.writelines(lines(part))
+                add(part.values, part.filled, part.num_rel_all, part.notes)
     except BaseException:
         if spool is not None:
             spool.close()
         raise
     summary = trec_eval_text.lines(
         {},
-        part.topics[:0],
+        np.array([], dtype=str),
         rename(means.result(), g.renames),
         runid if "runid" in g.spec.families else None,
         per_topic=False,
         summary=not args.n,
     )
     text = _read_back(spool) if spool is not None else itertools.chain.from_iterable(body)
+    if theirs is not None:
+        text = itertools.chain(text, _read_back(theirs))
     return itertools.chain(text, summary), notes
 
 
