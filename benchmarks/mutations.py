@@ -387,6 +387,30 @@ MUTATIONS = [
         "            for at, size in sorted(places, reverse=True):",
         ("tests/test_cli_workers.py",),
     ),
+    Mutation(
+        "halves: child's values last first",
+        "cli",
+        "src/irscore/cli/halves.py",
+        "        for record in done[1]:",
+        "        for record in reversed(done[1]):",
+        ("tests/test_halves.py",),
+    ),
+    Mutation(
+        "halves: failed child's half unscored",
+        "cli",
+        "src/irscore/cli/halves.py",
+        "            theirs.close()\n            for make in makers[half:]:",
+        "            theirs.close()\n            for make in makers[half:0]:",
+        ("tests/test_halves.py",),
+    ),
+    Mutation(
+        "forked: error waits for the child",
+        "cli",
+        "src/irscore/engine/forked.py",
+        "        os.kill(pid, signal.SIGKILL)",
+        "        signal.SIGKILL",
+        ("tests/test_forked.py",),
+    ),
 ]
 
 
