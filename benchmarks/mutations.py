@@ -399,8 +399,8 @@ MUTATIONS = [
         "halves: failed child's half unscored",
         "cli",
         "src/irscore/cli/halves.py",
-        "            theirs.close()\n            for make in makers[half:]:",
-        "            theirs.close()\n            for make in makers[half:0]:",
+        "            here(makers[half:])",
+        "            here(makers[half:0])",
         ("tests/test_halves.py",),
     ),
     Mutation(

@@ -47,13 +47,16 @@ def scored(
     theirs = tempfile.TemporaryFile()  # noqa: SIM115 (returned, or closed below)
     values = tempfile.TemporaryFile()  # noqa: SIM115 (closed below)
 
+    def here(chunks: list[Callable[[], TopicValues]]) -> None:
+        """Score `chunks` in this process, their lines to `spool`."""
+        for make in chunks:
+            part = make()
+            spool.writelines(lines(part))
+            add(part.values, part.filled, part.num_rel_all, part.notes)
+
     def work(which: int) -> list | None:
         if which == 0:
-            for make in makers[:half]:
-                part = make()
-                spool.writelines(lines(part))
-                add(part.values, part.filled, part.num_rel_all, part.notes)
-            return None
+            return here(makers[:half])
         saved = []
         for make in makers[half:]:
             part = make()
@@ -71,10 +74,7 @@ def scored(
             raise
         if done is None:  # the child failed: the later half here, an error raised in order
             theirs.close()
-            for make in makers[half:]:
-                part = make()
-                spool.writelines(lines(part))
-                add(part.values, part.filled, part.num_rel_all, part.notes)
+            here(makers[half:])
             return None
         for record in done[1]:
             add(*_loaded(record, values))
