@@ -4,11 +4,16 @@ loop, and an error or a failed child changes nothing but the time taken."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_plain_evaluate import FLAGS, engine_cli, inputs
+from test_plain_evaluate import FLAGS, engine_cli, evaluate_argv, inputs
 
 from irscore.cli import halves
 from irscore.engine import evaluate
@@ -47,10 +52,7 @@ def on_halves(monkeypatch, *argv: str) -> tuple[tuple[int, str, str], list[bool]
 @given(inputs(), FLAGS)
 def test_the_bytes_of_one_loop(tmp_path_factory, monkeypatch, texts, flags):
     """Ties, negative grades, topics on one side only (-c's fills), one topic a chunk."""
-    folder = tmp_path_factory.mktemp("halves")
-    (folder / "q").write_text(texts[0])
-    (folder / "r").write_text(texts[1])
-    argv = ["evaluate", *" ".join(flags).split(), str(folder / "q"), str(folder / "r")]
+    argv = evaluate_argv(tmp_path_factory.mktemp("halves"), texts, flags)
     monkeypatch.setattr(evaluate, "CHUNK_TOPICS", 1)  # and 1 topic a chunk on two cores
     assert on_halves(monkeypatch, *argv)[0] == one_loop(monkeypatch, *argv)
 
@@ -160,3 +162,48 @@ def test_possible_needs_two_chunks_and_a_fork(monkeypatch):
     assert halves.possible(2) and not halves.possible(1)
     monkeypatch.setattr(halves.forked, "possible", lambda: False)
     assert not halves.possible(8)
+
+
+def children(pid: int) -> list[int]:
+    """The pids of a process's children (Linux's /proc)."""
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    try:
+        return [int(p) for p in path.read_text().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("group", [True, False], ids=["terminal", "parent only"])
+def test_ctrl_c_while_both_halves_score(tmp_path, group):
+    """Ctrl-C once the child is scoring its half (to the whole process group, as a
+    terminal sends it, or to the command alone): one line, status 130, no child left,
+    and nothing left in the temporary folder."""
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("".join(f"{t} 0 d{t} {t % 2}\n" for t in range(100_000)))
+    run.write_text("".join(f"{t} Q0 d{t} 1 {t % 7}.5 x\n" for t in range(100_000)))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "irscore", "evaluate", "-q", "-m", "all_trec", qrels, run],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(scratch), "IRSCORE_PLAIN_BYTES": "0"},
+        start_new_session=True,  # its own group, as a terminal's foreground job
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    child = []
+    for _ in range(3000):  # up to 30 s for the inputs to be read and the child forked
+        child = children(process.pid)
+        if child or process.poll() is not None:
+            break
+        time.sleep(0.01)
+    assert child, "the command forked no child (or ended first)"
+    if group:
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, out, err) == (130, b"", b"irscore: interrupted\n")
+    assert not Path(f"/proc/{child[0]}").exists()
+    assert list(scratch.iterdir()) == []

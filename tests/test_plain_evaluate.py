@@ -143,6 +143,13 @@ def inputs(draw):
     return "\n".join(qrels) + "\n", "\n".join(run) + draw(st.sampled_from(["\n", ""]))
 
 
+def evaluate_argv(folder, texts: tuple[str, str], flags: list[str]) -> list[str]:
+    """`irscore evaluate FLAGS q r` for the (qrels, run) `texts` written into `folder`."""
+    (folder / "q").write_text(texts[0])
+    (folder / "r").write_text(texts[1])
+    return ["evaluate", *" ".join(flags).split(), str(folder / "q"), str(folder / "r")]
+
+
 # Each choice drawn on its own, so that pairs of them (-l 2 with every measure: the
 # gains of grades below the level) come up in about a quarter of the examples.
 FLAGS = st.builds(
@@ -157,10 +164,7 @@ FLAGS = st.builds(
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(inputs(), FLAGS)
 def test_the_same_bytes_as_the_engine(tmp_path_factory, monkeypatch, texts, flags):
-    folder = tmp_path_factory.mktemp("plain")
-    (folder / "q").write_text(texts[0])
-    (folder / "r").write_text(texts[1])
-    argv = ["evaluate", *" ".join(flags).split(), str(folder / "q"), str(folder / "r")]
+    argv = evaluate_argv(tmp_path_factory.mktemp("plain"), texts, flags)
     answers, real = [], plain_evaluate.trec_eval_text
 
     def spy(*args, **kwargs):

@@ -55,6 +55,7 @@ def scored(
             add(part.values, part.filled, part.num_rel_all, part.notes)
 
     def work(which: int) -> list | None:
+        """The earlier half here (None), or the later half in the child (its records)."""
         if which == 0:
             return here(makers[:half])
         saved = []

@@ -1,7 +1,8 @@
-"""Work split over both cores by `os.fork`, for the plain-Python path, which the GIL
-keeps on one core: a forked child scores half the topics while this process scores
-the other half. Forking needs no import (`multiprocessing` costs ~10 ms of start-up,
-a tenth of a small run's whole time) and copies nothing until a page is written.
+"""Work split over both cores by `os.fork`, for work that the GIL keeps on one core
+(the plain-Python path, and one run's chunks of topics, `irscore.cli.halves`): a
+forked child does half of it while this process does the other half. Forking needs
+no import (`multiprocessing` costs ~10 ms of start-up, a tenth of a small run's
+whole time) and copies nothing until a page is written.
 """
 
 from __future__ import annotations
