@@ -106,3 +106,24 @@ def test_an_error_here_does_not_wait_for_the_childs_work():
     with pytest.raises(KeyError):
         forked.on_two_cores(work, [0, 1])
     assert time.monotonic() - started < 10
+
+
+def blocked() -> set:
+    """The signals this thread holds back."""
+    return signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+def test_ctrl_c_is_held_back_across_the_fork(monkeypatch):
+    """SIGINT is blocked when the fork happens (a Ctrl-C then would reach the child
+    before its `try`, and it would run on in the parent's code), and unblocked again
+    on both sides once they are inside it."""
+    at_fork, real_fork = [], os.fork
+
+    def fork() -> int:
+        at_fork.append(signal.SIGINT in blocked())
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", fork)
+    got = forked.on_two_cores(lambda part: signal.SIGINT in blocked(), [0, 1])
+    assert at_fork == [True] and got == [False, False]
+    assert signal.SIGINT not in blocked()

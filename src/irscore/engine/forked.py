@@ -33,11 +33,23 @@ def on_two_cores(work: Callable, parts: list) -> list | None:
     None); None when the child fails (an exception, or killed), for the caller to take
     another way. An exception here (Ctrl-C too) kills the child and closes the pipe,
     and then waits for it."""
+    import signal
+
     read, write = os.pipe()
-    pid = os.fork()
+    # Ctrl-C waits until each process is inside its `try`: delivered between the fork
+    # and it, the child would run on in this process's code, or be left unreaped.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pid = os.fork()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        os.close(read)
+        os.close(write)
+        raise
     if pid == 0:  # the child: nothing it holds is flushed or freed at its exit
         code = 1
         try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
             os.close(read)
             with open(write, "wb") as pipe:
                 pipe.write(marshal.dumps(work(parts[1])))
@@ -46,13 +58,12 @@ def on_two_cores(work: Callable, parts: list) -> list | None:
             os._exit(code)
     os.close(write)
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         with open(read, "rb") as pipe:
             read = -1
             first = work(parts[0])
             data = pipe.read()
     except BaseException:
-        import signal
-
         os.kill(pid, signal.SIGKILL)  # its result will not be read: its work is not waited for
         raise
     finally:
