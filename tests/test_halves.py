@@ -120,8 +120,15 @@ def test_the_childs_values_are_added_after_these_in_topic_order(tmp_path):
         means.add(values, filled, num_rel_all)
         notes.append(more)
 
+    def lines(p: TopicValues) -> list[bytes]:
+        return [f"{p.topics[0]}\n".encode()]
+
+    def take(p: TopicValues) -> None:
+        spool.writelines(lines(p))
+        add(p.values, p.filled, p.num_rel_all, p.notes)
+
     with open(tmp_path / "spool", "w+b") as spool:
-        theirs = halves.scored(makers, lambda p: [f"{p.topics[0]}\n".encode()], spool, add)
+        theirs = halves.scored(makers, take, lines, add)
         assert theirs is not None
         with theirs:
             spool.seek(0)

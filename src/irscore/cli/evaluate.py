@@ -313,9 +313,10 @@ def _streamed_text(
         """The chunk's per-topic lines (none without -q)."""
         if not args.q:
             return ()
-        printed = set(part.topics.tolist())
-        if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
-            printed -= set(part.notes.qrels_topics_without_run)
+        printed = None  # every topic's
+        without_run = part.notes.qrels_topics_without_run
+        if c.missing_topics == "mean_only" and without_run:  # trec_eval 9: no line for them
+            printed = set(part.topics.tolist()) - set(without_run)
         values = rename(part.values, g.renames)
         return trec_eval_text.lines(
             values, part.topics, {}, None, True, summary=False, printed_topics=printed
@@ -330,17 +331,22 @@ def _streamed_text(
         else:
             add_notes(notes, more)
 
+    def take(part) -> None:
+        """A chunk scored here: its lines written to the spool (kept, for one chunk, to
+        be formatted as they are written), its values and notes added."""
+        if spool is None:
+            body.append(lines(part))
+        else:
+            spool.writelines(lines(part))
+        add(part.values, part.filled, part.num_rel_all, part.notes)
+
     theirs = None  # a child's lines, read after the spool's (`halves`)
     try:
         if both_cores and halves.possible(len(makers)):
-            theirs = halves.scored(makers, lines, spool, add)
+            theirs = halves.scored(makers, take, lines, add)
         else:
             for part in _made_in_order(makers, both_cores):
-                if spool is None:
-                    body.append(lines(part))
-                else:
-                    spool.writelines(lines(part))
-                add(part.values, part.filled, part.num_rel_all, part.notes)
+                take(part)
     except BaseException:
         if spool is not None:
             spool.close()

@@ -35,24 +35,24 @@ def possible(chunks: int) -> bool:
 
 def scored(
     makers: list[Callable[[], TopicValues]],
+    take: Callable[[TopicValues], None],
     lines: Callable[[TopicValues], Iterable[bytes]],
-    spool: BinaryIO,
     add: Add,
 ) -> BinaryIO | None:
-    """Score every chunk (`makers`, in topic order): each chunk's per-topic `lines`
-    written, its values, `filled`, `num_rel_all` and notes given to `add`, in order.
-    This process writes its lines to `spool`; returns the file of the child's lines,
-    to be read after `spool`, or None when every line is in `spool`."""
+    """Score every chunk (`makers`, in topic order). This process gives each of its
+    chunks to `take` (which writes its lines and adds its values); the child writes
+    its chunks' `lines` to a file, and their values, `filled`, `num_rel_all` and notes
+    are given to `add` here after this process's, in order. Returns the file of the
+    child's lines, to be read after what `take` wrote, or None when `take` had every
+    chunk."""
     half = len(makers) // 2
     theirs = tempfile.TemporaryFile()  # noqa: SIM115 (returned, or closed below)
     values = tempfile.TemporaryFile()  # noqa: SIM115 (closed below)
 
     def here(chunks: list[Callable[[], TopicValues]]) -> None:
-        """Score `chunks` in this process, their lines to `spool`."""
+        """Score `chunks` in this process."""
         for make in chunks:
-            part = make()
-            spool.writelines(lines(part))
-            add(part.values, part.filled, part.num_rel_all, part.notes)
+            take(make())
 
     def work(which: int) -> list | None:
         """The earlier half here (None), or the later half in the child (its records)."""
