@@ -241,11 +241,16 @@ def test_the_presets_hold_their_figures():
     }
 
 
-def test_worker_errors_without_a_server():
-    # no input: said beside the box it belongs to
-    assert worker.run("evaluate", {"qrels": "", "a": RUN_A})["error"]["field"] == "qrels"
-    assert worker.run("compare", {"qrels": QRELS, "a": RUN_A})["error"]["field"] == "b"
-    found = worker.run("ranking", {"grades": "3,x"})["error"]
+def test_worker_errors_without_a_server(tmp_path):
+    def run(kind: str, request: dict) -> dict:
+        folder = tmp_path / kind
+        folder.mkdir()
+        return worker.run(kind, worker.write_inputs(request, folder), folder)
+
+    # no input (or only blanks): said beside the box it belongs to
+    assert run("evaluate", {"qrels": " \n\n", "a": RUN_A})["error"]["field"] == "qrels"
+    assert run("compare", {"qrels": QRELS, "a": RUN_A})["error"]["field"] == "b"
+    found = run("ranking", {"grades": "3,x"})["error"]
     assert found["field"] == "settings" and "grades" in found["message"]
 
 

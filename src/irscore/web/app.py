@@ -4,8 +4,10 @@ GET / is the page (a Jinja2 template of the tabs), /static/ its JavaScript and
 CSS (shipped in this package: no other origin is ever asked for anything),
 /api/start the files named on the command line (read once, at start),
 /api/presets/NAME an example's data; POST /api/jobs/KIND starts a job
-(`irscore.web.jobs`) on the texts and settings in its JSON body, and
-GET /api/jobs/ID says how far it is and, when done, its result.
+(`irscore.web.jobs`) on the texts and settings in its JSON body (400 for a body
+that is not a JSON object, 503 with Retry-After when too much work waits),
+GET /api/jobs/ID says how far it is (queued and its place, running, done) and,
+when done, its result, and DELETE /api/jobs/ID cancels it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -27,16 +30,18 @@ from starlette.templating import Jinja2Templates
 from irscore import __version__
 from irscore.engine.conventions import CHOICES, COMPAT, Convention
 from irscore.web import security, settings, worker
-from irscore.web.jobs import Jobs
+from irscore.web.jobs import RETRY_AFTER, Busy, Jobs
 from irscore.web.presets import PRESETS
 
 HERE = Path(__file__).parent
 TEXT_FIELDS = ("qrels", "a", "b")
+HELD = 4  # the bytes of input held by the jobs not yet done, in upload caps
 
 
 @dataclass(frozen=True)
 class Config:
-    """How the server was started: its address, the upload cap and the files given."""
+    """How the server was started: its address, the upload cap and the files given;
+    the jobs not yet done hold at most `HELD` times the upload cap."""
 
     host: str = "127.0.0.1"
     port: int = 8000
@@ -51,10 +56,11 @@ def create_app(config: Config) -> security.Guard:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        jobs["pool"] = Jobs()
-        jobs["pool"].warm()
-        yield
-        jobs["pool"].close()
+        jobs["pool"] = Jobs(HELD * config.max_body)
+        try:
+            yield
+        finally:
+            jobs["pool"].close()
 
     async def page(request: Request) -> Response:
         reference = Convention()
@@ -84,17 +90,31 @@ def create_app(config: Config) -> security.Guard:
         kind = request.path_params["kind"]
         if kind not in worker.JOBS:
             return _error(404, f"no job {kind!r}")
+        raw = await request.body()
         try:
-            body = json.loads(await request.body())
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            body = json.loads(raw)
+        except RecursionError:
+            return _error(
+                400, "the request is not JSON that the workbench reads (nested too deeply)"
+            )
+        except ValueError:  # not JSON, not UTF-8, a number of more than 4,300 digits
             return _error(400, "the request is not JSON")
         if not isinstance(body, dict):
             return _error(400, "the request is not a JSON object")
-        body = _plain(body)
-        return JSONResponse({"id": jobs["pool"].submit(kind, body)})
+        try:
+            key = await run_in_threadpool(jobs["pool"].submit, kind, _plain(body), len(raw))
+        except Busy as busy:
+            return _error(503, str(busy), {"Retry-After": str(RETRY_AFTER)})
+        return JSONResponse({"id": key})
 
     async def state(request: Request) -> Response:
         found = jobs["pool"].state(request.path_params["id"])
+        if found is None:
+            return _error(404, "no such job (the server was restarted?)")
+        return JSONResponse(found)
+
+    async def cancel(request: Request) -> Response:
+        found = jobs["pool"].cancel(request.path_params["id"])
         if found is None:
             return _error(404, "no such job (the server was restarted?)")
         return JSONResponse(found)
@@ -105,6 +125,7 @@ def create_app(config: Config) -> security.Guard:
         Route("/api/presets/{name}", preset),
         Route("/api/jobs/{kind}", submit, methods=["POST"]),
         Route("/api/jobs/{id}", state),
+        Route("/api/jobs/{id}", cancel, methods=["DELETE"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
@@ -123,8 +144,9 @@ def _plain(body: dict[str, Any]) -> dict[str, Any]:
     return plain
 
 
-def _error(status: int, message: str) -> Response:
-    return JSONResponse({"error": {"message": message, "field": None}}, status_code=status)
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    body = {"error": {"message": message, "field": None}}
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def read_start_files(paths: list[str]) -> dict[str, str]:

@@ -4,7 +4,9 @@
   page of another site that points a name of its own at 127.0.0.1 (DNS
   rebinding) cannot reach the workbench.
 - A request body over the cap is refused (413) with a message that says the
-  size, the cap and how to raise it, before more of it is read.
+  size, the cap and how to raise it, before more of it is read: by its
+  Content-Length, or, sent in chunks, as soon as the chunks read pass the cap
+  (the body is read here, whole, before the app sees it).
 - A POST must come from this page: JSON (which another site's form cannot send)
   and, when the browser says where from (Origin), from this address (403).
 - Every answer carries a Content Security Policy that allows nothing but this
@@ -39,10 +41,6 @@ HEADERS = [
 ]
 
 
-class TooLarge(Exception):
-    """A request body that went over the cap while it was read."""
-
-
 def allowed_hosts(host: str, port: int) -> set[str]:
     """The Host headers of this server: host:port, and localhost:port for a loopback host."""
     hosts = {f"{host}:{port}"}
@@ -65,7 +63,8 @@ class Guard:
         self.app, self.hosts, self.max_body = app, set(hosts), max_body
 
     def too_large(self, size: int | None) -> str:
-        seen = f"{size_text(size)}" if size is not None else "more than that"
+        """The 413's message: the size (when the request said it), the cap, the option."""
+        seen = size_text(size) if size is not None else f"over {size_text(self.max_body)}"
         return (
             f"the request is {seen}; irscore serve takes at most {size_text(self.max_body)} "
             "in one request (start it with --max-upload MB to allow more)"
@@ -93,30 +92,40 @@ class Guard:
         if length is not None and length.isdigit() and int(length) > self.max_body:
             await _answer(send, 413, self.too_large(int(length)))
             return
-        received = 0
-        started = False
+        body = await self.body(receive)
+        if body is None:
+            await _answer(send, 413, self.too_large(None))
+            return
+        given = False
 
-        async def counted() -> dict[str, Any]:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_body:
-                    raise TooLarge
-            return message
+        async def replayed() -> dict[str, Any]:
+            nonlocal given
+            if given:
+                return await receive()  # what follows the body: a disconnect
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
 
         async def secured(message: dict[str, Any]) -> None:
-            nonlocal started
             if message["type"] == "http.response.start":
-                started = True
                 message = {**message, "headers": [*message.get("headers", []), *HEADERS]}
             await send(message)
 
-        try:
-            await self.app(scope, counted, secured)
-        except TooLarge:
-            if not started:
-                await _answer(send, 413, self.too_large(None))
+        await self.app(scope, replayed, secured)
+
+    async def body(self, receive: Receive) -> bytes | None:
+        """The whole request body, however it is sent; None once it passes the cap."""
+        chunks, received = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return b""  # the client went away: its answer goes nowhere
+            chunks.append(message.get("body", b""))
+            received += len(chunks[-1])
+            if received > self.max_body:
+                return None
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
 
 
 async def _answer(send: Send, status: int, message: str) -> None:

@@ -1,13 +1,14 @@
 """What the page asks for, done by the irscore commands themselves, in a worker process.
 
-Each job writes the texts the page sent into a fresh temporary folder under
-the names `qrels`, `run_a` and `run_b`, runs `irscore evaluate`, `explain`,
-`compare`, `interleave` or `pool` on them with the flags of the settings
-(`irscore.web.settings`), exactly as a user would type them, and returns what
-the command printed and wrote (JSON, text, an SVG figure). So every number on
-the page is the one the command line prints for the same input and flags, and
-every input error is the CLI's message, naming `qrels`, `run_a` or `run_b` and
-the line. A job reads no path but the ones it wrote; the folder is removed after.
+The server writes the texts the page sent into the job's private folder under
+the names `qrels`, `run_a` and `run_b` (`write_inputs`); the job runs `irscore
+evaluate`, `explain`, `compare`, `interleave` or `pool` on them with the flags of
+the settings (`irscore.web.settings`), exactly as a user would type them, and
+returns what the command printed and wrote (JSON, text, an SVG figure). So every
+number on the page is the one the command line prints for the same input and
+flags, and every input error is the CLI's message, naming `qrels`, `run_a` or
+`run_b` and the line. A job reads no path but the ones of its folder; the server
+removes the folder when the job ends, however it ends (`irscore.web.jobs`).
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Mapping
 from contextlib import redirect_stderr, redirect_stdout
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ AT_LINE = re.compile(r"^(?P<file>qrels|run_a|run_b):(?P<line>[0-9]+): ")
 NAMED = re.compile(r"^(?P<file>qrels|run_a|run_b)\b")
 LOG_SHOWN = 50  # impressions returned of the interleaving log
 PROGRESS: dict[str, Any] = {"path": None, "step": 0}  # this worker's job: its progress file
+PROGRESS_FILE = "progress"  # in the job's folder: the command it runs now
 
 
 class JobError(Exception):
@@ -48,22 +50,40 @@ class JobError(Exception):
         return {"message": self.message, "field": self.field, "line": self.line}
 
 
-def start() -> None:
-    """A worker's start: end with the server (a killed server leaves no worker
-    behind; a job stopped by the server removes its folder), then load the commands
-    once, so the first job is as quick as the rest."""
+def serve(connection: Connection, root: str) -> None:
+    """A worker process: the jobs sent on `connection`, one after another, each
+    answered on it, until the server closes it. The worker leads a process group of
+    its own (the server ends it with the processes a command forks, and Ctrl-C in
+    the terminal is the server's alone) and ends with the server: a server killed
+    outright leaves no worker, and its folder of jobs (`root`) is removed."""
+    os.setpgrp()
     server = os.getppid()
 
     def watch() -> None:
         while os.getppid() == server:
             time.sleep(1)
-        os._exit(0)
+        shutil.rmtree(root, ignore_errors=True)
+        os.killpg(os.getpgrp(), signal.SIGKILL)
 
     threading.Thread(target=watch, daemon=True).start()
-    # stopped by the server while a job runs: end it as an exception, so that its
-    # temporary folder is removed on the way out
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     warm()
+    while True:
+        try:
+            kind, request, folder = connection.recv()
+        except EOFError:
+            return
+        try:
+            answer = run(kind, request, Path(folder))
+        except MemoryError:
+            answer = failed("the job needs more memory than is free on this machine")
+        except Exception as err:  # a bug: said, not hidden
+            answer = failed(f"the job failed: {err!r}")
+        connection.send(answer)
+
+
+def failed(message: str) -> dict[str, Any]:
+    """The answer of a job that failed outside the input and the settings."""
+    return {"error": {"message": message, "field": None, "line": None}}
 
 
 def warm() -> None:
@@ -110,22 +130,32 @@ def _located(message: str) -> JobError:
     return JobError(message, field, int(at["line"]) if at else None)
 
 
-def run(kind: str, request: Mapping[str, Any], progress: str | None = None) -> dict[str, Any]:
-    """One job of the page: {"ok": result} or {"error": {message, field, line}}; each
-    command it runs is written to `progress` (a file the server made) as it starts."""
+def write_inputs(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
+    """Write the request's texts into `folder` as `qrels`, `run_a` and `run_b` (a blank
+    one is not written: the job says it is missing); the request without them."""
+    for key, name in INPUTS.items():
+        text = request.get(key) or ""
+        if text and not text.isspace():
+            (folder / name).write_text(text, encoding="utf-8", newline="")
+    return {key: value for key, value in request.items() if key not in INPUTS}
+
+
+def run(kind: str, request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
+    """One job of the page on the inputs in `folder` (`write_inputs`): {"ok": result}
+    or {"error": {message, field, line}}; each command it runs is written to the
+    folder's progress file as it starts."""
     job = JOBS[kind]
-    PROGRESS.update(path=progress, step=0)
-    with tempfile.TemporaryDirectory(prefix="irscore-serve-") as folder:
-        here = os.getcwd()
-        os.chdir(folder)  # the commands name their inputs as the page does: qrels, run_a
-        try:
-            return {"ok": finite(job(request, Path(folder)))}
-        except (JobError, s.SettingError) as err:
-            if isinstance(err, JobError):
-                return {"error": err.as_dict()}
-            return {"error": {"message": str(err), "field": "settings", "line": None}}
-        finally:
-            os.chdir(here)
+    PROGRESS.update(path=folder / PROGRESS_FILE, step=0)
+    here = os.getcwd()
+    os.chdir(folder)  # the commands name their inputs as the page does: qrels, run_a
+    try:
+        return {"ok": finite(job(request, folder))}
+    except JobError as err:
+        return {"error": err.as_dict()}
+    except s.SettingError as err:
+        return {"error": {"message": str(err), "field": "settings", "line": None}}
+    finally:
+        os.chdir(here)
 
 
 def finite(value: Any) -> Any:
@@ -140,21 +170,17 @@ def finite(value: Any) -> Any:
     return value
 
 
-def _inputs(request: Mapping[str, Any], needed: tuple[str, ...]) -> list[str]:
-    """Write the texts the job needs; their file names, in order."""
-    names = []
+def _inputs(needed: tuple[str, ...]) -> list[str]:
+    """The file names of the inputs the job needs, in order; a JobError for one missing."""
     for key in needed:
-        text = request.get(key) or ""
-        if not text.strip():
+        if not Path(INPUTS[key]).exists():
             what = "the qrels" if key == "qrels" else f"run {key.upper()}"
             raise JobError(f"{what}: paste or open a file first", key)
-        Path(INPUTS[key]).write_text(text, encoding="utf-8", newline="")
-        names.append(INPUTS[key])
-    return names
+    return [INPUTS[key] for key in needed]
 
 
-def _runs(request: Mapping[str, Any]) -> tuple[str, ...]:
-    return ("a", "b") if (request.get("b") or "").strip() else ("a",)
+def _runs() -> tuple[str, ...]:
+    return ("a", "b") if Path(INPUTS["b"]).exists() else ("a",)
 
 
 def _svg(path: Path) -> str | None:
@@ -166,9 +192,9 @@ def evaluate(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     (`irscore evaluate` with and without --format tsv -q)."""
     raw = request.get("settings") or {}
     flags = s.convention_flags(raw) + s.evaluate_measures(raw)
-    qrels, *runs = _inputs(request, ("qrels", *_runs(request)))
+    qrels, *runs = _inputs(("qrels", *_runs()))
     result: dict[str, Any] = {"runs": {}, "notes": []}
-    for key, run in zip(_runs(request), runs, strict=True):
+    for key, run in zip(_runs(), runs, strict=True):
         table, notes = irscore(["evaluate", *flags, "-q", "--format=tsv", qrels, run])
         text, _ = irscore(["evaluate", *flags, qrels, run])
         result["runs"][key] = {**_by_measure(table), "trec": text}
@@ -182,7 +208,7 @@ def trec_per_topic(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     raw = request.get("settings") or {}
     key = s.choice(request, "run", ("a", "b"), "a")
     flags = s.convention_flags(raw) + s.evaluate_measures(raw)
-    qrels, run = _inputs(request, ("qrels", key))
+    qrels, run = _inputs(("qrels", key))
     text, _ = irscore(["evaluate", *flags, "-q", qrels, run])
     return {"run": key, "trec_q": text}
 
@@ -225,7 +251,7 @@ def ranking(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     flags = s.convention_flags(raw, grades_flag="--grade-mapping")
     if request.get("mode") == "data":
         key = s.choice(request, "run", ("a", "b"), "a")
-        qrels, run = _inputs(request, ("qrels", key))
+        qrels, run = _inputs(("qrels", key))
         topic = s.pattern(request, "topic", s.TOPIC, "a topic of the qrels")
         k = s.whole(request, "ek", 10, 1, 100_000)
         where = [qrels, run, f"--topic={topic}"]
@@ -253,7 +279,7 @@ def compare(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     the per-topic values the sorted-differences and A-against-B charts draw."""
     raw = request.get("settings") or {}
     flags = s.convention_flags(raw)
-    qrels, run_a, run_b = _inputs(request, ("qrels", "a", "b"))
+    qrels, run_a, run_b = _inputs(("qrels", "a", "b"))
     metric = s.measure(request, "metric", "map")
     resamples = s.whole(request, "B", 0, 1, 1_000_000) if request.get("B") else None
     tests = [
@@ -291,7 +317,7 @@ SUMMARY = {
 
 def interleaving(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     """Interleaving: `irscore interleave`'s verdict, how it settles, the first impressions."""
-    qrels, run_a, run_b = _inputs(request, ("qrels", "a", "b"))
+    qrels, run_a, run_b = _inputs(("qrels", "a", "b"))
     raw = request.get("settings") or {}
     argv = [
         "interleave",

@@ -98,12 +98,26 @@ function writeURL() {
   }, 200);
 }
 
+// The inputs packed into a link's `z`; null, and a message on the page, when the
+// link was cut short or changed (the page starts without them).
+async function unpacked(packed) {
+  try {
+    const texts = JSON.parse(await unpack(packed));
+    if (texts && typeof texts === 'object') return texts;
+    throw new Error('not the inputs of a link');
+  } catch (failed) {
+    showError('notice', { message: `This link's inputs (z=…) cannot be read: was it cut `
+      + `short or changed? The page starts without them. (${failed.message})` });
+    return null;
+  }
+}
+
 async function readURL() {
   const params = new URLSearchParams(location.search);
   const example = params.get('example');
   if (example) await loadPreset(example, false);
   let texts = null;
-  if (params.has('z')) texts = JSON.parse(await unpack(params.get('z')));
+  if (params.has('z')) texts = await unpacked(params.get('z'));
   else if (TEXTS.some((t) => params.has(t))) {
     texts = Object.fromEntries(TEXTS.map((t) => [t, params.get(t) || '']));
   }
@@ -117,7 +131,8 @@ async function readURL() {
 
 // ---- jobs: POST the request, then ask for its state until it is done ----
 
-async function job(kind, request, onWait) {
+// (A refused request, 503 when the server is busy, answers its message at once.)
+async function job(kind, request, onWait, onStart) {
   try {
     const response = await fetch(`/api/jobs/${kind}`, {
       method: 'POST', headers: { 'content-type': 'application/json' },
@@ -125,9 +140,10 @@ async function job(kind, request, onWait) {
     });
     const started = await response.json();
     if (!response.ok) return started;
+    if (onStart) onStart(started.id);
     for (;;) {
       const reply = await (await fetch(`/api/jobs/${started.id}`)).json();
-      if (reply.state !== 'running') return reply;
+      if (reply.state !== 'running' && reply.state !== 'queued') return reply;
       if (onWait) onWait(reply);
       await new Promise((done) => setTimeout(done, POLL_MS));
     }
@@ -142,31 +158,53 @@ function inputs() {
 
 // Run one tab's job. One job per tab at a time: a request made while one runs waits,
 // and only the latest waiting one runs next (typing into a large input piles up no
-// jobs); a result already replaced by a newer request is not shown.
+// jobs); a result already replaced by a newer request is not shown. While it waits
+// for the server's worker, its place in the queue shows; while it runs, its time and
+// command; Cancel ends it (and drops the request waiting behind it).
 const running = {};
 async function runTab(tab, kind, request, show, progress) {
   if (running[tab]) {
     running[tab].next = [kind, request, show, progress];
     return null;
   }
-  running[tab] = { next: null };
-  const wait = progress && setTimeout(() => { $(`${progress}-progress`).hidden = false; }, 300);
+  running[tab] = { next: null, id: null };
+  const wait = progress && setTimeout(() => {
+    $(`${progress}-progress`).hidden = false;
+    $(`${progress}-cancel`).hidden = false;
+  }, 300);
   const reply = await job(kind, request, (now) => {
-    if (!progress) return;
-    const step = now.step ? ` — command ${now.step}: ${now.command}` : '';
-    $(`${progress}-wait`).textContent = `running for ${now.seconds.toFixed(1)} s${step}`;
-  });
+    const said = now.state === 'queued'
+      ? `waiting: ${ordinal(now.place)} in the queue for ${now.seconds.toFixed(1)} s`
+      : `running for ${now.seconds.toFixed(1)} s`
+        + (now.step ? ` — command ${now.step}: ${now.command}` : '');
+    if (progress) $(`${progress}-wait`).textContent = said;
+    else if (tab === 'metrics') $('status').textContent = `evaluating… ${said}`;
+  }, (id) => { running[tab].id = id; });
   if (progress) {
     clearTimeout(wait);
     $(`${progress}-progress`).hidden = true;
+    $(`${progress}-cancel`).hidden = true;
     $(`${progress}-wait`).textContent = '';
   }
   const { next } = running[tab];
   running[tab] = null;
   if (next) return runTab(tab, ...next);
-  state.dirty.delete(tab);
+  if (reply.state === 'done' && !reply.cancelled) state.dirty.delete(tab);
   show(reply);
   return reply;
+}
+
+function ordinal(n) {
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : { 1: 'st', 2: 'nd', 3: 'rd' }[n % 10];
+  return `${n}${suffix || 'th'}`;
+}
+
+async function cancelTab(tab) {
+  const now = running[tab];
+  if (!now || !now.id) return;
+  now.next = null;
+  await fetch(`/api/jobs/${now.id}`, { method: 'DELETE',
+    headers: { 'content-type': 'application/json' } });
 }
 
 function showError(box, error) {
@@ -191,8 +229,7 @@ function refreshMetrics() {
   return runTab('metrics', 'evaluate', inputs(), (reply) => {
     if (reply.error) {
       const field = reply.error.field;
-      showError(`err-${TEXTS.includes(field) || field === 'settings' ? field : 'qrels'}`,
-        reply.error);
+      if (TEXTS.includes(field) || field === 'settings') showError(`err-${field}`, reply.error);
       $('status').textContent = `error: ${reply.error.message}`;
       state.results.metrics = null;
       return;
@@ -751,6 +788,8 @@ function wire() {
     const row = event.target.closest('tr.topic');
     if (row) openTopic(row);
   });
+  $('compare-cancel').addEventListener('click', () => cancelTab('compare'));
+  $('interleave-cancel').addEventListener('click', () => cancelTab('interleave'));
   $('load-preset').addEventListener('click', () => loadPreset($('preset').value));
   $('pool-button').addEventListener('click', async () => {
     await generatePool($('pool-seed').value || '1');
