@@ -6,16 +6,14 @@ on the command line); each request is made as a browser or an attacker would.
 
 from __future__ import annotations
 
-import http.client
 import io
 import json
 import subprocess
-import time
 import urllib.parse
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
-from web_server import IRSCORE, serving
+from web_server import IRSCORE, job, request, serving
 
 from irscore.cli import main
 from irscore.web import presets, settings, worker
@@ -29,32 +27,6 @@ RUN_B = "1 Q0 a 1 0.9 B\n1 Q0 c 2 0.5 B\n1 Q0 b 3 0.4 B\n2 Q0 d 1 0.9 B\n2 Q0 e 
 def server():
     with serving() as (url, _):
         yield url
-
-
-def request(url: str, path: str, body: object = None, host: str | None = None, **extra: str):
-    """(status, headers, JSON or text) of one request; `host` replaces the Host header,
-    `extra` adds headers (content_type="text/plain" is Content-Type: text/plain)."""
-    parts = urllib.parse.urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-    data = None if body is None else json.dumps(body).encode()
-    headers = {"Host": host or parts.netloc, "Content-Type": "application/json"}
-    headers |= {name.replace("_", "-").title(): value for name, value in extra.items()}
-    connection.request("GET" if data is None else "POST", path, body=data, headers=headers)
-    response = connection.getresponse()
-    text = response.read().decode()
-    kind = response.getheader("content-type", "")
-    return response.status, response, json.loads(text) if "json" in kind else text
-
-
-def job(url: str, kind: str, body: dict) -> dict:
-    """Submit a job and wait for its result."""
-    status, _, started = request(url, f"/api/jobs/{kind}", body)
-    assert status == 200, started
-    while True:
-        _, _, state = request(url, f"/api/jobs/{started['id']}")
-        if state["state"] == "done":
-            return state
-        time.sleep(0.05)
 
 
 def cli(*argv: str) -> str:

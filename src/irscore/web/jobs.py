@@ -24,6 +24,7 @@ The server heals and bounds itself:
 from __future__ import annotations
 
 import multiprocessing
+import os
 import secrets
 import shutil
 import signal
@@ -87,19 +88,26 @@ class Worker:
         self.process.start()
         theirs.close()
 
-    def run(self, job: Job) -> dict[str, Any] | None:
-        """The job's answer; None when the worker died before it answered."""
+    def run(self, job: Job) -> tuple[bool, dict[str, Any] | None]:
+        """(taken, answer): whether the worker took the job (it says so first), and its
+        answer, None when the worker died before it answered."""
+        taken = False
         try:
             self.connection.send((job.kind, job.request, str(job.folder)))
-            if self.connection in wait([self.connection, self.process.sentinel]):
-                return self.connection.recv()
+            taken = self._next() is True
+            return taken, self._next()
         except (EOFError, OSError):
-            pass
-        return None
+            return taken, None
+
+    def _next(self) -> Any:
+        """The worker's next message; EOFError when it died instead."""
+        if self.connection not in wait([self.connection, self.process.sentinel]):
+            raise EOFError
+        return self.connection.recv()
 
     def kill(self) -> None:
         """End the worker and every process it forked (its process group) now."""
-        for end in (lambda: signal.killpg(self.process.pid, signal.SIGKILL), self.process.kill):
+        for end in (lambda: os.killpg(self.process.pid, signal.SIGKILL), self.process.kill):
             try:
                 end()
             except (ProcessLookupError, PermissionError):
@@ -133,18 +141,26 @@ class Lane:
         self.thread.start()
 
     def _serve(self) -> None:
-        """Run the waiting jobs in turn until closed; a worker that died is replaced."""
+        """Run the waiting jobs in turn, a worker that died replaced; once closed, end
+        the worker (the only thread that reaps it)."""
         while True:
             with self.ready:
                 while not self.waiting and not self.closed:
                     self.ready.wait()
                 if self.closed:
-                    return
+                    break
                 job = self.current = self.waiting.popleft()
                 job.started = time.monotonic()
                 self._heal()  # killed while idle
                 running = self.worker
-            answer = running.run(job)
+            for _ in range(2):  # once more, on a new worker, if one died before it took it
+                taken, answer = running.run(job)
+                if taken or job.cancelled:
+                    break
+                running.end()  # dead or dying: reaped, so that it is replaced
+                with self.ready:
+                    self._heal()
+                    running = self.worker
             if answer is None:
                 how = running.end()
                 answer = worker.failed(
@@ -157,6 +173,7 @@ class Lane:
                 self.current = None
                 finish(job, answer)
                 self._heal()
+        self.worker.end()
 
     def _heal(self) -> None:
         """A new worker in place of one that died (under the lock); none once closed."""
@@ -275,9 +292,7 @@ class Jobs:
             for lane in self._lanes.values():
                 lane.closed = True
                 lane.ready.notify_all()
-            workers = [lane.worker for lane in self._lanes.values()]
-        for running in workers:
-            running.end()
+                lane.worker.kill()  # its thread reaps it, and ends
         for lane in self._lanes.values():
             lane.thread.join(timeout=10)
         shutil.rmtree(self.root, ignore_errors=True)

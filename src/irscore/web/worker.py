@@ -72,6 +72,7 @@ def serve(connection: Connection, root: str) -> None:
             kind, request, folder = connection.recv()
         except EOFError:
             return
+        connection.send(True)  # taken: a death from now on is this job's
         try:
             answer = run(kind, request, Path(folder))
         except MemoryError:
