@@ -16,6 +16,7 @@ from pathlib import Path
 
 import browser
 import pytest
+import web_server
 from web_server import serving
 
 from irscore.cli import main
@@ -319,4 +320,67 @@ def test_long_work_shows_progress_and_blocks_no_other_tab(page):
         page.wait_for(f"{grades}.split(/\\s+/).join('') === '101'")
         # answered while the interleaving still runs (its bar still shows)
         assert page.evaluate("!document.getElementById('interleave-progress').hidden")
+        page.open("about:blank")
+
+
+def test_a_malformed_share_link_says_so_and_the_page_starts(page):
+    """A link whose packed inputs were cut short or changed: one message, the page
+    starts without them (no error thrown in the page), and works as before."""
+    page.recorded.add("Runtime.exceptionThrown")
+    # not deflate; not base64; the deflate of "hello not json"
+    for packed in ("AAAA____", "not-base64!", "y0jNyclXyMsvUcgqzs8DAA"):
+        page.open(f"{page.base}?z={packed}#metrics")
+        page.wait_for(READY)
+        said = text(page, "#notice")
+        assert said.startswith("This link's inputs (z=…) cannot be read: was it cut short or ")
+        assert "The page starts without them." in said
+        assert text(page, "#status").startswith("Paste, open or drop the qrels and a run")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(SHOTS / "malformed-link.png")
+    thrown = [e for e in page.events if e["method"] == "Runtime.exceptionThrown"]
+    assert thrown == []
+    page.recorded.discard("Runtime.exceptionThrown")
+    open_view(page, "example=croft-ap", "metrics")  # and a good link works as before
+    assert text(page, "#notice") == ""
+
+
+def test_a_waiting_job_shows_its_place_can_be_cancelled_and_a_full_queue_says_so(page):
+    """Another tab's long job holds the worker of Compare and Interleaving: this tab's
+    Compare says its place in the queue and can be cancelled; with the queue full, the
+    server's 503 message shows; a running job's Cancel ends it. On a server of its own."""
+    SHOTS.mkdir(exist_ok=True)
+    data = PRESETS["interleave"]["data"]
+    with serving() as (url, _):
+        page.servers.append(url)
+        other = web_server.request(url, "/api/jobs/interleave", {**data, "imps": "1000000"})
+        page.open(f"{url}?example=interleave#compare")
+        page.wait_for(READY)
+        page.wait_for("document.getElementById('compare-wait').innerText.includes('1st')", 30)
+        assert text(page, "#compare-wait").startswith("waiting: 1st in the queue for ")
+        page.wait_for("!document.getElementById('compare-cancel').hidden")  # after 300 ms
+        page.screenshot(SHOTS / "compare-queued.png")
+        page.evaluate("document.getElementById('compare-cancel').click()")
+        page.wait_for("document.getElementById('err-compare').innerText !== ''")
+        assert text(page, "#err-compare") == (
+            "cancelled: its worker process was ended (a new one takes the next job)"
+        )
+        assert page.evaluate("document.getElementById('compare-cancel').hidden") is True
+        page.screenshot(SHOTS / "compare-cancelled.png")
+        queued = [web_server.request(url, "/api/jobs/compare", data)[2]["id"] for _ in range(8)]
+        type_into(page, "seed", "5")  # a new Compare: the queue is full
+        page.wait_for("document.getElementById('err-compare').innerText.includes('busy')")
+        assert text(page, "#err-compare") == (
+            "the server is busy: 8 jobs wait already for the worker of Compare and "
+            "Interleaving; try again in 10 s, or cancel one"
+        )
+        page.screenshot(SHOTS / "compare-busy.png")
+        for key in [other[2]["id"], *queued]:
+            web_server.request(url, f"/api/jobs/{key}", method="DELETE")
+        type_into(page, "imps", "1000000")
+        page.evaluate("location.hash = 'interleave'")
+        page.wait_for("document.getElementById('interleave-wait').innerText.includes('command 1')")
+        page.wait_for("!document.getElementById('interleave-cancel').hidden")
+        page.screenshot(SHOTS / "interleave-running.png")
+        page.evaluate("document.getElementById('interleave-cancel').click()")
+        page.wait_for("document.getElementById('err-interleave').innerText.startsWith('cancelled')")
         page.open("about:blank")
