@@ -16,7 +16,7 @@ import pytest
 from web_server import IRSCORE, job, request, serving
 
 from irscore.cli import main
-from irscore.web import presets, settings, worker
+from irscore.web import app, jobs, presets, settings, worker
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n"
 RUN_A = "1 Q0 b 1 0.9 A\n1 Q0 a 2 0.5 A\n1 Q0 c 3 0.4 A\n2 Q0 e 1 0.9 A\n2 Q0 d 2 0.2 A\n"
@@ -245,6 +245,10 @@ def test_the_docs_say_what_the_server_does():
     assert defaults["max_upload"] == 64 == Config().max_body / 1e6
     assert "(64 MB by default)" in docs and "(`--max-upload`, 64 MB)" in readme
     assert defaults["port"] == 8000 and "http://127.0.0.1:8000/" in readme
+    healing = " ".join(docs.split("**It heals and bounds itself.**")[1].split("**")[0].split())
+    assert f"At most {jobs.WAITING} jobs wait for each of the two workers" in healing
+    assert app.HELD == 4 and "at most four times `--max-upload` of input" in healing
+    assert f"`Retry-After: {jobs.RETRY_AFTER}`" in healing
     assert defaults["host"] == "127.0.0.1"
     script = (Path(worker.__file__).parent / "static" / "app.js").read_text()
     fields = re.search(r"const FIELDS = \{(.*?)\};", script, re.S).group(1)

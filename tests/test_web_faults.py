@@ -10,6 +10,7 @@ impressions (tens of seconds), always cancelled or killed before it ends.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import stat
@@ -114,6 +115,8 @@ def test_a_full_queue_is_refused_with_503_and_retry_after(tmp_path):
         status, response, said = request(url, "/api/jobs/interleave", DATA)
         assert status == 503 and response.getheader("Retry-After") == "10"
         assert said["error"]["message"] == f"{BUSY}; try again in 10 s, or cancel one"
+        jobs = [f for f in folders(tmp_path) if "/job-" in f and f.count("/") == 1]
+        assert len(jobs) == 9  # the one running and the 8 waiting: none for the refused
         places = [request(url, f"/api/jobs/{k}")[2] for k in waiting]
         assert [(p["state"], p["place"]) for p in places] == [("queued", i) for i in range(1, 9)]
         assert request(url, f"/api/jobs/{first}")[2]["state"] == "running"
@@ -128,16 +131,19 @@ def test_a_full_queue_is_refused_with_503_and_retry_after(tmp_path):
 
 def test_the_bytes_of_waiting_jobs_are_bounded(tmp_path):
     """The jobs not yet done hold at most four upload caps of input: 4 x 50 kB here."""
-    big = {**DATA, "a": DATA["a"] + "\n" * 20_000}  # 40 kB more: "\\n" in JSON
+    big = {**DATA, "a": DATA["a"] + "\n" * 20_000}  # 40 kB more: "\\n" is 2 bytes in JSON
     with serving("--max-upload", "0.05", tmp=tmp_path) as (url, _):
         first = running(url)
         for _ in range(4):
             assert request(url, "/api/jobs/compare", big)[0] == 200
         status, response, said = request(url, "/api/jobs/compare", big)
         assert status == 503 and response.getheader("Retry-After") == "10"
-        assert said["error"]["message"].startswith("the server is busy: the jobs not yet done ")
-        assert (
-            "than the 200 kB it keeps; try again in 10 s, or cancel one" in said["error"]["message"]
+        # held: the running job's request (3.6 kB) and four of 43.6 kB, as sent (JSON)
+        held = (len(json.dumps(LONG)) + 4 * len(json.dumps(big))) / 1000
+        assert said["error"]["message"] == (
+            f"the server is busy: the jobs not yet done hold {held:.0f} kB of input, and this "
+            f"one's {len(json.dumps(big)) / 1000:.0f} kB would pass the 200 kB it keeps; "
+            "try again in 10 s, or cancel one"
         )
         cancel(url, first)
 
@@ -223,6 +229,22 @@ def test_no_user_data_is_left_after_jobs_and_after_shutdown(tmp_path):
             assert server.stderr.read() in ("", "irscore: interrupted\n")
         assert folders(tmp) == []
         assert all(gone(pid) for pid in workers)
+
+
+def test_a_folder_that_cannot_be_written_is_a_503_and_heals(tmp_path):
+    """The server's folder removed under it (as a cleaner of /tmp does) is made again;
+    one that cannot be made (a file in its place) refuses the job with a message."""
+    with serving(tmp=tmp_path) as (url, _):
+        root = tmp_path / folders(tmp_path)[0]
+        root.rmdir()
+        assert "ok" in job(url, "evaluate", DATA)
+        root.rmdir()
+        root.write_text("in the way")
+        status, response, said = request(url, "/api/jobs/evaluate", DATA)
+        assert status == 503 and response.getheader("Retry-After") == "10"
+        assert said["error"]["message"] == "the server cannot keep the job's inputs: File exists"
+        root.unlink()
+        assert "ok" in job(url, "evaluate", DATA)
 
 
 def test_a_server_killed_outright_leaves_no_worker_and_no_data(tmp_path):
