@@ -105,6 +105,9 @@ def create_app(config: Config) -> security.Guard:
             key = await run_in_threadpool(jobs["pool"].submit, kind, _plain(body), len(raw))
         except Busy as busy:
             return _error(503, str(busy), {"Retry-After": str(RETRY_AFTER)})
+        except OSError as err:  # the disk is full, $TMPDIR is gone
+            said = f"the server cannot keep the job's inputs: {err.strerror or err}"
+            return _error(503, said, {"Retry-After": str(RETRY_AFTER)})
         return JSONResponse({"id": key})
 
     async def state(request: Request) -> Response:

@@ -208,6 +208,7 @@ class Jobs:
         lane = "long" if kind in worker.LONG else "quick"
         with self._lock:
             self._room(lane, size)  # before anything is written
+        self.root.mkdir(mode=0o700, exist_ok=True)  # removed meanwhile (a /tmp cleaner)
         folder = Path(tempfile.mkdtemp(prefix="job-", dir=self.root))
         try:
             settings = worker.write_inputs(request, folder)
@@ -236,7 +237,7 @@ class Jobs:
         if held + size > self.held:
             raise Busy(
                 f"the server is busy: the jobs not yet done hold {size_text(held)} of input, "
-                f"and this one {size_text(size)} more than the {size_text(self.held)} it "
+                f"and this one's {size_text(size)} would pass the {size_text(self.held)} it "
                 f"keeps; try again in {RETRY_AFTER} s, or cancel one"
             )
 
