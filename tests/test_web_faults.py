@@ -25,7 +25,16 @@ from irscore.web import presets
 
 DATA = presets.PRESETS["interleave"]["data"]  # six topics: runs A and B
 LONG = {**DATA, "imps": "1000000"}
+NOT_READ = "the request is not JSON that the workbench reads"
 BUSY = "the server is busy: 8 jobs wait already for the worker of Compare and Interleaving"
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """(address, TMPDIR) of one server for the tests that leave it as they found it."""
+    tmp = tmp_path_factory.mktemp("shared")
+    with serving(tmp=tmp) as (url, _):
+        yield url, tmp
 
 
 def children(pid: int) -> set[int]:
@@ -189,21 +198,25 @@ def test_a_chunked_body_over_the_cap_gets_the_413_message(tmp_path):
     ("body", "said"),
     [
         (b'{"qrels": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
-         "the request is not JSON that the workbench reads (nested too deeply)"),
-        (b"[" * 100_000, "the request is not JSON that the workbench reads (nested too deeply)"),
+         f"{NOT_READ} (nested too deeply)"),
+        (b"[" * 100_000, f"{NOT_READ} (nested too deeply)"),
         (b'{"B": ' + b"9" * 5000 + b"}", "the request is not JSON"),
         (b'{"qrels": "\xff"}', "the request is not JSON"),
         (b"{", "the request is not JSON"),
         (b"[1, 2]", "the request is not a JSON object"),
+        (b'{"qrels": "\\ud800 0 a 1\\n"}', f"{NOT_READ} (a lone surrogate)"),
+        (b'{"metric": "\\ud800"}', f"{NOT_READ} (a lone surrogate)"),
     ],
-    ids=["nested-object", "nested-array", "long-number", "not-utf8", "cut-short", "a-list"],
+    ids=["nested-object", "nested-array", "long-number", "not-utf8", "cut-short", "a-list",
+         "surrogate-text", "surrogate-setting"],
 )  # fmt: skip
-def test_a_malformed_body_gets_400_with_a_message(body, said, tmp_path):
-    with serving(tmp=tmp_path) as (url, _):
-        for raw in (body, iter([body[: len(body) // 2], body[len(body) // 2 :]])):
-            status, _, answer = request(url, "/api/jobs/compare", raw=raw)
-            assert (status, answer["error"]["message"]) == (400, said)
-        assert "ok" in job(url, "evaluate", DATA)  # and the server goes on
+def test_a_malformed_body_gets_400_with_a_message(body, said, shared):
+    url, tmp = shared
+    for raw in (body, iter([body[: len(body) // 2], body[len(body) // 2 :]])):
+        status, _, answer = request(url, "/api/jobs/compare", raw=raw)
+        assert (status, answer["error"]["message"]) == (400, said)
+    assert len(folders(tmp)) == 1  # the server's folder: nothing of the refused request
+    assert "ok" in job(url, "evaluate", DATA)  # and the server goes on
 
 
 def test_no_user_data_is_left_after_jobs_and_after_shutdown(tmp_path):

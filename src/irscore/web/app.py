@@ -103,6 +103,10 @@ def create_app(config: Config) -> security.Guard:
             return _error(400, "the request is not a JSON object")
         try:
             key = await run_in_threadpool(jobs["pool"].submit, kind, _plain(body), len(raw))
+        except UnicodeEncodeError:  # "\ud800": JSON can say it, no file or argument can
+            return _error(
+                400, "the request is not JSON that the workbench reads (a lone surrogate)"
+            )
         except Busy as busy:
             return _error(503, str(busy), {"Retry-After": str(RETRY_AFTER)})
         except OSError as err:  # the disk is full, $TMPDIR is gone
@@ -137,14 +141,25 @@ def create_app(config: Config) -> security.Guard:
 
 def _plain(body: dict[str, Any]) -> dict[str, Any]:
     """The request with the input texts as strings and the settings as a flat mapping
-    of strings: whatever else it holds is dropped, never looked at."""
+    of strings: whatever else it holds is dropped, never looked at. A setting that is
+    not Unicode (a lone surrogate) is a UnicodeEncodeError (a text is when written)."""
     plain: dict[str, Any] = {}
     for key, value in body.items():
         if key == "settings" and isinstance(value, dict):
-            plain[key] = {str(k): str(v) for k, v in value.items() if isinstance(v, str | int)}
+            plain[key] = {
+                _unicode(str(k)): _unicode(str(v))
+                for k, v in value.items()
+                if isinstance(v, str | int)
+            }
         elif isinstance(value, str | int | float) and not isinstance(value, bool):
-            plain[key] = str(value)
+            plain[key] = str(value) if key in TEXT_FIELDS else _unicode(str(value))
     return plain
+
+
+def _unicode(text: str) -> str:
+    """The text; UnicodeEncodeError when it holds a lone surrogate."""
+    text.encode("utf-8")
+    return text
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
