@@ -288,10 +288,11 @@ def rss(pid: int) -> int:
     return int(line.split()[1]) * 1024
 
 
-def test_server_memory_stays_bounded_with_queued_jobs(tmp_path):
+def test_server_memory_stays_bounded_with_queued_and_refused_jobs(tmp_path):
     """Queued jobs wait with their inputs on disk, not in the server: once one job of
     12 MB has been received (reading it takes memory that the server keeps for the
-    next), four more waiting (48 MB) grow it by less than one of them."""
+    next), four more waiting (48 MB) grow it by less than one of them; and requests
+    refused once the 80 MB it keeps are held (4 x --max-upload 20) keep nothing."""
     big = {**DATA, "a": "1 Q0 d 1 1.0 r\n" * 800_000}  # 15 bytes a line: 12 MB
     # glibc's malloc keeps freed blocks of this size for reuse: here it gives them back,
     # so that the server's resident memory is what it holds
@@ -303,4 +304,10 @@ def test_server_memory_stays_bounded_with_queued_jobs(tmp_path):
         for _ in range(4):
             assert request(url, "/api/jobs/compare", big)[0] == 200
         grown = rss(server.pid) - before
-        assert grown < 12_000_000, f"the server grew by {grown / 1e6:.0f} MB"
+        assert grown < 12_000_000, f"four queued jobs grew the server by {grown / 1e6:.0f} MB"
+        assert request(url, "/api/jobs/compare", big)[0] == 200  # 6 x 12 MB: 72 MB held
+        before = rss(server.pid)
+        for _ in range(4):
+            assert request(url, "/api/jobs/compare", big)[0] == 503
+        grown = rss(server.pid) - before
+        assert grown < 12_000_000, f"four refusals grew the server by {grown / 1e6:.0f} MB"

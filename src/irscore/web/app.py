@@ -35,6 +35,7 @@ from irscore.web.presets import PRESETS
 
 HERE = Path(__file__).parent
 TEXT_FIELDS = ("qrels", "a", "b")
+NOT_READ = "the request is not JSON that the workbench reads"
 HELD = 4  # the bytes of input held by the jobs not yet done, in upload caps
 
 
@@ -91,28 +92,33 @@ def create_app(config: Config) -> security.Guard:
         if kind not in worker.JOBS:
             return _error(404, f"no job {kind!r}")
         raw = await request.body()
+        busy = jobs["pool"].refusal(kind, len(raw))  # before the body is read further
+        if busy:
+            return _error(503, busy, {"Retry-After": str(RETRY_AFTER)})
         try:
             body = json.loads(raw)
         except RecursionError:
-            return _error(
-                400, "the request is not JSON that the workbench reads (nested too deeply)"
-            )
+            return _error(400, f"{NOT_READ} (nested too deeply)")
         except ValueError:  # not JSON, not UTF-8, a number of more than 4,300 digits
             return _error(400, "the request is not JSON")
         if not isinstance(body, dict):
             return _error(400, "the request is not a JSON object")
+        return await run_in_threadpool(accept, kind, body, len(raw))
+
+    def accept(kind: str, body: dict[str, Any], size: int) -> Response:
+        """Start the job (its inputs are written here, in a thread of the server); the
+        answer, a refusal too. A refusal is returned, never raised out of the thread: a
+        raised one would keep the request's texts in a reference cycle until Python's
+        garbage collector runs (180 MB per refused 60 MB request, measured)."""
         try:
-            key = await run_in_threadpool(jobs["pool"].submit, kind, _plain(body), len(raw))
+            return JSONResponse({"id": jobs["pool"].submit(kind, _plain(body), size)})
         except UnicodeEncodeError:  # "\ud800": JSON can say it, no file or argument can
-            return _error(
-                400, "the request is not JSON that the workbench reads (a lone surrogate)"
-            )
+            return _error(400, f"{NOT_READ} (a lone surrogate)")
         except Busy as busy:
             return _error(503, str(busy), {"Retry-After": str(RETRY_AFTER)})
         except OSError as err:  # the disk is full, $TMPDIR is gone
             said = f"the server cannot keep the job's inputs: {err.strerror or err}"
             return _error(503, said, {"Retry-After": str(RETRY_AFTER)})
-        return JSONResponse({"id": key})
 
     async def state(request: Request) -> Response:
         found = jobs["pool"].state(request.path_params["id"])

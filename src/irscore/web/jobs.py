@@ -203,18 +203,19 @@ class Jobs:
     def submit(self, kind: str, request: dict[str, Any], size: int) -> str:
         """Accept a job of `size` bytes (its inputs written into a folder of its own);
         its id. `Busy` when too much waits already."""
-        if kind not in worker.JOBS:
-            raise KeyError(kind)
-        lane = "long" if kind in worker.LONG else "quick"
-        with self._lock:
-            self._room(lane, size)  # before anything is written
+        lane = _lane(kind)
+        busy = self.refusal(kind, size)  # before anything is written
+        if busy:
+            raise Busy(busy)
         self.root.mkdir(mode=0o700, exist_ok=True)  # removed meanwhile (a /tmp cleaner)
         folder = Path(tempfile.mkdtemp(prefix="job-", dir=self.root))
         try:
             settings = worker.write_inputs(request, folder)
             job = Job(kind, lane, settings, folder, size)
             with self._lock:
-                self._room(lane, size)  # again: other jobs came meanwhile
+                busy = self._full(lane, size)  # again: other jobs came meanwhile
+                if busy:
+                    raise Busy(busy)
                 key = secrets.token_hex(8)
                 self._jobs[key] = job
                 self._lanes[lane].waiting.append(job)
@@ -225,21 +226,28 @@ class Jobs:
             raise
         return key
 
-    def _room(self, lane: str, size: int) -> None:
-        """`Busy` unless the lane's queue and the bytes held have room for one more job."""
+    def refusal(self, kind: str, size: int) -> str | None:
+        """Why a job of `kind` and `size` bytes would be refused now; None: it has room."""
+        with self._lock:
+            return self._full(_lane(kind), size)
+
+    def _full(self, lane: str, size: int) -> str | None:
+        """Why the lane's queue or the bytes held have no room for one more job (under
+        the lock); None: they have."""
         waiting = len(self._lanes[lane].waiting)
         if waiting >= WAITING:
-            raise Busy(
+            return (
                 f"the server is busy: {waiting} jobs wait already for the worker of "
                 f"{LANES[lane]}; try again in {RETRY_AFTER} s, or cancel one"
             )
         held = sum(job.size for job in self._jobs.values() if job.finished is None)
         if held + size > self.held:
-            raise Busy(
+            return (
                 f"the server is busy: the jobs not yet done hold {size_text(held)} of input, "
                 f"and this one's {size_text(size)} would pass the {size_text(self.held)} it "
                 f"keeps; try again in {RETRY_AFTER} s, or cancel one"
             )
+        return None
 
     def _forget_old(self) -> None:
         """Keep the last KEPT finished jobs (and every one not finished)."""
@@ -297,6 +305,11 @@ class Jobs:
         for lane in self._lanes.values():
             lane.thread.join(timeout=10)
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _lane(kind: str) -> str:
+    """The lane of a job of `kind` (KeyError: no such job)."""
+    return "long" if worker.JOBS[kind] and kind in worker.LONG else "quick"
 
 
 def _since(start: float) -> float:
