@@ -87,6 +87,11 @@ class Worker:
         self.process = context.Process(target=worker.serve, args=(theirs, str(root)))
         self.process.start()
         theirs.close()
+        self.ended = False  # reaped by `end`
+
+    def alive(self) -> bool:
+        """False once the worker has exited (it is not reaped here: `end` does that)."""
+        return not wait([self.process.sentinel], timeout=0)
 
     def run(self, job: Job) -> tuple[bool, dict[str, Any] | None]:
         """(taken, answer): whether the worker took the job (it says so first), and its
@@ -106,7 +111,10 @@ class Worker:
         return self.connection.recv()
 
     def kill(self) -> None:
-        """End the worker and every process it forked (its process group) now."""
+        """End the worker and every process it forked (its process group) now; nothing
+        once `end` has reaped it (its number may then be another process's)."""
+        if self.ended:
+            return
         for end in (lambda: os.killpg(self.process.pid, signal.SIGKILL), self.process.kill):
             try:
                 end()
@@ -119,6 +127,7 @@ class Worker:
         self.kill()
         self.process.join()
         self.connection.close()
+        self.ended = True
         code = self.process.exitcode or 0
         if code == -signal.SIGKILL:
             return "killed by SIGKILL: out of memory, or ended from outside"
@@ -177,7 +186,7 @@ class Lane:
 
     def _heal(self) -> None:
         """A new worker in place of one that died (under the lock); none once closed."""
-        if not self.closed and not self.worker.process.is_alive():
+        if not self.closed and not self.worker.alive():
             self.worker.end()
             self.worker = Worker(self.context, self.root)
 
