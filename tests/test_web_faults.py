@@ -23,6 +23,7 @@ from web_server import IRSCORE, done, job, request, serving
 
 from irscore.web import presets
 
+pytestmark = pytest.mark.slow  # a server per test: about two minutes in all
 DATA = presets.PRESETS["interleave"]["data"]  # six topics: runs A and B
 LONG = {**DATA, "imps": "1000000"}
 NOT_READ = "the request is not JSON that the workbench reads"
