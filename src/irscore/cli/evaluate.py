@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     from irscore.engine import trec_eval_text
     from irscore.engine.errors import display_name
     from irscore.engine.input_checks import overlap
-    from irscore.engine.measures.groups import changed, rename
+    from irscore.engine.measures.groups import changed
 
     kind = JUDGMENT_KINDS[args.R]
     groups = _groups(args, kind)
@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
             values, topics, means, without_run, not_done, notes = _scored(
                 args.R, qrels, run, c, g.spec, text
             )
-            values, means = rename(values, g.renames), rename(means, g.renames)
+            values, means = g.named(values), g.named(means)
             if zscores is not None:
                 values, means = _as_zscores(zscores, values, topics, means, without_run, c)
             lines = None
@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         raise
     if spool is not None and args.format != "trec":  # values came back, no text
         spool.close()
-    missing = groups[0].missing
+    missing = list(dict.fromkeys(m for g in groups for m in g.missing))
     if missing and args.format == "trec":
         print(f"irscore: note: not computed yet: {', '.join(missing)}", file=sys.stderr)
     note_not_computed(not_computed, convention)
@@ -296,7 +296,6 @@ def _streamed_text(
         chunk_rows,
         topic_value_makers,
     )
-    from irscore.engine.measures.groups import rename
 
     rows, topics = chunk_rows(run.table.num_rows), CHUNK_TOPICS
     if both_cores:  # two chunks in flight, each smaller: the peak of one alone (measured)
@@ -317,7 +316,7 @@ def _streamed_text(
         without_run = part.notes.qrels_topics_without_run
         if c.missing_topics == "mean_only" and without_run:  # trec_eval 9: no line for them
             printed = set(part.topics.tolist()) - set(without_run)
-        values = rename(part.values, g.renames)
+        values = g.named(part.values)
         return trec_eval_text.lines(
             values, part.topics, {}, None, True, summary=False, printed_topics=printed
         )
@@ -354,7 +353,7 @@ def _streamed_text(
     summary = trec_eval_text.lines(
         {},
         np.array([], dtype=str),
-        rename(means.result(), g.renames),
+        g.named(means.result()),
         runid if "runid" in g.spec.families else None,
         per_topic=False,
         summary=not args.n,

@@ -3,9 +3,10 @@
 GET / is the page (a Jinja2 template of the tabs), /static/ its JavaScript and
 CSS (shipped in this package: no other origin is ever asked for anything),
 /api/start the files named on the command line (read once, at start),
-/api/presets/NAME an example's data; POST /api/jobs/KIND starts a job
-(`irscore.web.jobs`) on the texts and settings in its JSON body, and
-GET /api/jobs/ID says how far it is and, when done, its result.
+/api/presets/NAME an example's data, /api/measure?metric=NAME whether the command
+line takes a measure box's name (the same resolver, the same message); POST
+/api/jobs/KIND starts a job (`irscore.web.jobs`) on the texts and settings in its
+JSON body, and GET /api/jobs/ID says how far it is and, when done, its result.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def create_app(config: Config) -> security.Guard:
             "methods": settings.METHODS,
             "click_models": settings.CLICK_MODELS,
             "compat": tuple(COMPAT),
+            "corrections": settings.CORRECTIONS,
         }
         return templates.TemplateResponse(request, "index.html", context)
 
@@ -93,6 +95,13 @@ def create_app(config: Config) -> security.Guard:
         body = _plain(body)
         return JSONResponse({"id": jobs["pool"].submit(kind, body)})
 
+    async def measure(request: Request) -> Response:
+        try:
+            name = settings.measure(request.query_params, "metric", "map")
+        except settings.SettingError as err:
+            return JSONResponse({"error": {"message": str(err), "field": "metric"}})
+        return JSONResponse({"ok": name})
+
     async def state(request: Request) -> Response:
         found = jobs["pool"].state(request.path_params["id"])
         if found is None:
@@ -103,6 +112,7 @@ def create_app(config: Config) -> security.Guard:
         Route("/", page),
         Route("/api/start", start),
         Route("/api/presets/{name}", preset),
+        Route("/api/measure", measure),
         Route("/api/jobs/{kind}", submit, methods=["POST"]),
         Route("/api/jobs/{id}", state),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

@@ -28,11 +28,12 @@ CONVENTION_FLAGS = {
     "duplicates": "--duplicates",
     "no_relevant_topics": "--no-relevant-topics",
 }
-MEASURE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\.[0-9]+(,[0-9]+)*)?")
 GRADES = re.compile(r"\s*(-?[0-9]+|\?)(\s*,\s*(-?[0-9]+|\?))*\s*")
 MISSED = re.compile(r"\s*(-?[0-9]+(\s*,\s*-?[0-9]+)*)?\s*")
 TOPIC = re.compile(r"[^\s-][^\s]{0,199}")
 METHODS = ("team_draft", "balanced")
+# irscore compare's --correction choices, its default first (cli/compare.py's CORRECTIONS)
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 CLICK_MODELS = ("perfect", "navigational", "informational", "random")
 
 
@@ -98,10 +99,16 @@ def cutoffs(raw: Mapping[str, Any]) -> list[int]:
 
 
 def measure(raw: Mapping[str, Any], name: str, default: str) -> str:
-    """A trec_eval measure request such as map, P.10 or ndcg_cut.5,10."""
+    """A measure name as the command line's -m takes it (map, P.10, P_10, nDCG@10): read
+    by the one resolver (`groups.plan`), whose message a refused name gets."""
+    from irscore.engine.measures import MeasureError
+    from irscore.engine.measures.groups import plan
+
     value = str(raw.get(name) or default).strip()
-    if not MEASURE.fullmatch(value):
-        raise SettingError(f"{name}: {value[:40]!r} is not a measure name such as map or P.10")
+    try:
+        plan([value], trec_eval_requests=True)
+    except MeasureError as err:
+        raise SettingError(f"{name}: {err}") from None
     return value
 
 
