@@ -96,6 +96,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     from irscore.engine.errors import display_name
     from irscore.engine.input_checks import overlap
     from irscore.engine.measures.groups import changed
+    from irscore.engine.naming import run_heads
 
     kind = JUDGMENT_KINDS[args.R]
     groups = _groups(args, kind)
@@ -164,15 +165,19 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     # the workers' texts, held on disk (page cache) until every run is scored; an
     # unlinked file, closed once read back (or on an error), so nothing is left behind
     spool = workers.spool_for(args.runs)
-    places: list[tuple[int, int]] = []  # where each text is in the spool, in order
+    places: list[tuple[int, int] | bytes] = []  # each text's place in the spool, in order
     if spool is not None:
         out.append(spool.read_back(places))
     results = []
+    texts: list[list] = []  # each run's texts (or their places in the spool)
+    runids: list[str] = []
     not_computed: list[str] = []
     try:
         for path, (described, runid, scored) in zip(
             args.runs, workers.scored(score, args.runs, spool), strict=True
         ):
+            runids.append(runid)
+            texts.append([])
             if described:
                 print(f"irscore: {described}", file=sys.stderr)
             for g, (lines, values, topics, means, not_done, notes) in zip(
@@ -188,10 +193,8 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                     )
                 if lines is None:
                     results.append((runid, values, topics, means))
-                elif spool is not None:  # a worker's place in the spool
-                    places.append(lines)
                 else:
-                    out.append(lines)
+                    texts[-1].append(lines)
     except BaseException:
         if spool is not None:
             spool.close()
@@ -203,6 +206,13 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         print(f"irscore: note: not computed yet: {', '.join(missing)}", file=sys.stderr)
     note_not_computed(not_computed, convention)
     if args.format == "trec":
+        own_first = "runid" in groups[0].spec.families and not args.q and not args.n
+        heads = run_heads(args.runs, runids, own_first)
+        for head, run_texts in zip(heads, texts, strict=True):
+            if spool is not None:  # a worker's places in the spool, the heading among them
+                places += ([head] if head else []) + run_texts
+            else:
+                out += ([[head]] if head else []) + run_texts
         return itertools.chain.from_iterable(out)
     return _table_text(results, convention, args)
 
