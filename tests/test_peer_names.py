@@ -170,7 +170,7 @@ def test_compare_takes_peer_names():
     qrels = {"1": {"a": 1}, "2": {"b": 1}, "3": {"c": 1}}
     run_a = {"1": {"a": 0.1, "x": 0.9}, "2": {"b": 0.1, "x": 0.9}, "3": {"c": 0.9}}
     run_b = {q: {d: 1.0 - s for d, s in docs.items()} for q, docs in run_a.items()}
-    table = irscore.compare(qrels, run_a, run_b, measure=["RR@1", "mrr"], tests="t")
+    table = irscore.compare(qrels, run_a, run_b, measures=["RR@1", "mrr"], tests="t")
     # A: RR@1 0, 0, 1 (mean 1/3); B: 1, 1, 1
     row = table[table["measure"] == "RR@1"].iloc[0]
     assert (round(row["mean_a"], 4), row["mean_b"]) == (0.3333, 1.0)

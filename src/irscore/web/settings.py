@@ -16,15 +16,14 @@ from typing import Any
 from irscore.engine.conventions import CHOICES, COMPAT, Convention
 
 MAX_CUTOFFS = 6
-# The convention decisions the page offers, with their command-line flags (explain
-# names the grade mapping --grade-mapping, its --grades being the ranking's).
+# The convention decisions the page offers, with their command-line flags.
 CONVENTION_FLAGS = {
     "tie_break": "--tie-break",
     "ties": "--ties",
     "score_precision": "--score-precision",
     "gain": "--gain",
     "interpolation": "--interpolation",
-    "grades": "--grades",
+    "grades": "--grade-mapping",
     "duplicates": "--duplicates",
     "no_relevant_topics": "--no-relevant-topics",
 }
@@ -120,7 +119,7 @@ def pattern(raw: Mapping[str, Any], name: str, regex: re.Pattern, what: str) -> 
     return value.strip()
 
 
-def convention_flags(raw: Mapping[str, Any], grades_flag: str = "--grades") -> list[str]:
+def convention_flags(raw: Mapping[str, Any]) -> list[str]:
     """The convention flags of the settings (-c, -J, -M, -l, --gmax and one per decision)."""
     reference = Convention()
     flags = []
@@ -136,7 +135,7 @@ def convention_flags(raw: Mapping[str, Any], grades_flag: str = "--grades") -> l
     for field, option in CONVENTION_FLAGS.items():
         value = choice(raw, field, CHOICES[field], getattr(reference, field))
         if value != getattr(reference, field):
-            flags.append(f"{grades_flag if field == 'grades' else option}={value}")
+            flags.append(f"{option}={value}")
     compat = raw.get("compat") or ""
     if compat:
         flags.append(f"--compat={choice(raw, 'compat', tuple(COMPAT), '')}")

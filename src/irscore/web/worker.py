@@ -222,7 +222,7 @@ def _shown_anyway(note: str) -> bool:
 def ranking(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     """One ranking: what `irscore explain` prints (Markdown and JSON) and its figure."""
     raw = request.get("settings") or {}
-    flags = s.convention_flags(raw, grades_flag="--grade-mapping")
+    flags = s.convention_flags(raw)
     if request.get("mode") == "data":
         key = s.choice(request, "run", ("a", "b"), "a")
         qrels, run = _inputs(request, ("qrels", key))
