@@ -92,7 +92,7 @@ class MeasureSpec:
 def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
     """A MeasureSpec from config: `families` (default: all irscore computes), cut-offs
     and parameters (`Rprec_mult: [0.5, 1.0]`, `utility: [1, -1, 0, 0]`, `set_F: 0.5`).
-    `names` (ir_measures and ranx names, scored beside: `groups.config_groups`) is
+    `names` (any names `groups.plan` reads, scored beside: `groups.config_groups`) is
     checked there, not part of this spec."""
     config = dict(config)
     config.pop("names", None)
