@@ -148,3 +148,18 @@ def test_printed_names_on_the_command_line_are_the_api_s(files):
     table = irscore.evaluate(*files, measures=["P_10", "ndcg_cut_15"])
     lines = [f"{m:<22s}\t{t}\t{v:6.4f}" for m, t, v in table[["measure", "topic", "value"]].values]
     assert sorted(out.splitlines()) == sorted(lines)
+
+
+def test_under_other_judgments_only_their_names_are_offered():
+    """-R prefs: the peers' names (a qrels's) and map are refused, so never offered."""
+    with pytest.raises(MeasureError) as err:
+        plan(["mapp"], True, judgments="prefs")
+    assert str(err.value) == "unknown measure 'mapp'"
+    with pytest.raises(MeasureError) as err:
+        plan(["prefs_simpp"], True, judgments="prefs")
+    assert "close names: prefs_simp," in str(err.value)
+    status, _, err_text = cli("evaluate", "-R", "prefs", "-m", "nDCG@10", "q", "r")
+    assert status == 2 and err_text == (
+        "irscore: error: nDCG@10: ir_measures and ranx names are computed from a qrels, "
+        "not from prefs judgments\n"
+    )

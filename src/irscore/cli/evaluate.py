@@ -408,13 +408,11 @@ def _read_back(spool: BinaryIO) -> Iterator[bytes]:
 
 
 def _groups(args: argparse.Namespace, kind: str) -> list:
-    """The -m requests as groups of measures (`groups.plan`): trec_eval's first, then
-    ir_measures and ranx names, which only a qrels computes."""
+    """The -m requests as groups of measures (`groups.plan`), in the order asked; the
+    ir_measures and ranx names only from a qrels."""
     from irscore.engine.measures.groups import plan
 
     groups = plan(args.m or [], True, trec_eval_version(args), kind)
-    if kind != "qrels" and (len(groups) > 1 or groups[0].renames is not None):
-        raise UsageError(f"ir_measures and ranx names are computed from a qrels, not -R {args.R}")
     for g in groups:
         g.spec = g.spec.with_collection_size(args.N)
         if args.format == "trec" and not args.q:

@@ -87,8 +87,19 @@ def _read(name: str, trec_eval: int = 9, judgments: str = "qrels") -> PeerName |
         peer = _peer(name)
         if peer is None:
             raise _unknown(name, err, trec_eval, judgments) from None
-        return peer
-    return _peer(name) if narrows else None
+        return _from_a_qrels(peer, judgments)
+    peer = _peer(name) if narrows else None
+    return None if peer is None else _from_a_qrels(peer, judgments)
+
+
+def _from_a_qrels(peer: PeerName, judgments: str) -> PeerName:
+    """The peer's name, whose measures are computed from a qrels (not -R prefs)."""
+    if judgments != "qrels":
+        raise MeasureError(
+            f"{peer.name}: ir_measures and ranx names are computed from a qrels, not from "
+            f"{judgments} judgments"
+        )
+    return peer
 
 
 def _is_request(name: str, trec_eval: int, judgments: str) -> bool:
