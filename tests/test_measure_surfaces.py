@@ -114,7 +114,15 @@ def test_names_of_other_judgments_are_taken_with_their_judgments(files, tmp_path
 
 @pytest.mark.parametrize(
     "name",
-    ["mapp", "P_10x", "ndcg_cut_1x5", "iprec_at_recall_0.55", "nDCG10@", "prefs_simp"],
+    [
+        "mapp",
+        "P_10x",
+        "ndcg_cut_1x5",
+        "iprec_at_recall_0.55",
+        "nDCG10@",
+        "prefs_simp",
+        "ndcg_cut_gains",
+    ],
 )
 def test_a_refused_name_gets_one_message_everywhere(name, files, server):
     """The same message on the four surfaces (the config's and the page's say where)."""

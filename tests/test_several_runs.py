@@ -65,6 +65,14 @@ def test_each_run_s_block_starts_with_its_runid(files, monkeypatch, engine):
     assert out == line("map", "all", f"{MAP_X:6.4f}") + "\n"
 
 
+def test_the_long_table_names_runs_of_one_tag_by_their_files(files):
+    q, x, y, z = (str(files / n) for n in ("qrels", "x.run", "y.run", "z.run"))
+    _, out, _ = cli("evaluate", "-m", "map", "--format", "tsv", q, x, z)
+    assert [row.split("\t")[0] for row in out.splitlines()[1:]] == [x, z]
+    _, out, _ = cli("evaluate", "-m", "map", "--format", "tsv", q, x, y)
+    assert [row.split("\t")[0] for row in out.splitlines()[1:]] == ["x", "y"]
+
+
 def test_measures_come_back_in_the_order_asked(files):
     q, x = str(files / "qrels"), str(files / "x.run")
     _, out, _ = cli("evaluate", "-m", "nDCG@10", "-m", "P(rel=2)@5", "-m", "AP", q, x)

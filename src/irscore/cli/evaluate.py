@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     from irscore.engine.errors import display_name
     from irscore.engine.input_checks import overlap
     from irscore.engine.measures.groups import changed
-    from irscore.engine.naming import run_heads
+    from irscore.engine.naming import run_heads, run_names
 
     kind = JUDGMENT_KINDS[args.R]
     groups = _groups(args, kind)
@@ -191,8 +191,8 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                     raise UsageError(
                         f"{path}: no topic has both results and judgments in {args.qrels}"
                     )
-                if lines is None:
-                    results.append((runid, values, topics, means))
+                if lines is None:  # the run named below, once every tag is known
+                    results.append((len(runids) - 1, values, topics, means))
                 else:
                     texts[-1].append(lines)
     except BaseException:
@@ -214,7 +214,8 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
             else:
                 out += ([[head]] if head else []) + run_texts
         return itertools.chain.from_iterable(out)
-    return _table_text(results, convention, args)
+    names = run_names(args.runs, runids)  # tags; the files where tags repeat
+    return _table_text([(names[i], *rest) for i, *rest in results], convention, args)
 
 
 def _read_ahead(args: argparse.Namespace) -> dict[str, Future]:

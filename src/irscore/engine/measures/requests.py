@@ -172,6 +172,11 @@ def parse_requests(
                 raise MeasureError(_unknown(name, request))
             raise MeasureError(f"measure not implemented: {name!r} (in -m {request!r})")
         families.add(name)
+        if not text and name in PARAMETRISED and PARAMETRISED[name].kind == "cut_gains":
+            raise MeasureError(
+                f"{name} takes a gain map and cut-offs: -m {name}.LEVEL=GAIN,...@CUTOFFS "
+                f"({name}.0=0,1=1,2=3@5,10)"
+            )
         if text:
             if name not in PARAMETRISED:
                 raise MeasureError(f"measure {name} takes no parameters (in -m {request})")
