@@ -504,7 +504,7 @@ function showCompare(request) {
       cell(row, fixed(t.mean_a), true);
       cell(row, fixed(t.mean_b), true);
       cell(row, (t.diff > 0 ? '+' : '') + t.diff.toFixed(4), true);
-      cell(row, String(Number(Number(t.p).toPrecision(4))), true); // as the CLI's %.4g
+      cell(row, String(Number(Number(t.p).toPrecision(4))), true, 'extra'); // the CLI's %.4g
       cell(row, String(Number(Number(t.p_adjusted).toPrecision(4))), true);
       cell(row, t.ci_low === null ? '' : `[${t.ci_low.toFixed(4)}, ${t.ci_high.toFixed(4)}]`,
         false, 'extra');
