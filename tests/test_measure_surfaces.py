@@ -171,3 +171,22 @@ def test_under_other_judgments_only_their_names_are_offered():
         "irscore: error: nDCG@10: ir_measures and ranx names are computed from a qrels, "
         "not from prefs judgments\n"
     )
+
+
+def test_the_workflow_reads_its_config_s_names_with_the_resolver(tmp_path):
+    """A name compare: or systems: tests is refused before any job, as -m refuses it."""
+    import yaml
+    from test_workflow import collection_workflow, run_snakemake
+
+    workdir = tmp_path / "workflow"
+    collection_workflow(workdir, {"ir_datasets": "cranfield"})
+    path = workdir / "config.yaml"
+    config = yaml.safe_load(path.read_text())
+    config["compare"]["measures"] = ["map", "P_1O", "nDCG@10"]
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    done = run_snakemake(workdir, "-n")
+    with pytest.raises(MeasureError) as refused:
+        plan(["P_1O"])
+    assert done.returncode != 0
+    assert f"compare: measures: {refused.value}" in done.stderr + done.stdout
+    assert not (workdir / "results").exists()
