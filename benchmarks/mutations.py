@@ -97,7 +97,12 @@ MUTATIONS = [
         CLI,
     ),
     Mutation(
-        "cli ignores --grades", "cli", COMMON, '"grades": args.grades,', '"grades": "raw",', CLI
+        "cli ignores --grade-mapping",
+        "cli",
+        COMMON,
+        '"grades": args.grades,',
+        '"grades": "raw",',
+        CLI,
     ),
     Mutation("cli ignores --ties", "cli", COMMON, '"ties": args.ties,', '"ties": "ordered",', CLI),
     Mutation("cli ignores --compat", "cli", COMMON, "if args.compat:", "if False:", CLI),

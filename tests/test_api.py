@@ -484,7 +484,7 @@ def test_one_correction_spans_the_p_values_of_one_test_worked_by_hand(tmp_path):
     by 4 (four p-values), not by 2.
     """
     table = irscore.compare(
-        HAND_QRELS, HAND_A, HAND_B, measure=["recip_rank", "P.2"], tests=["t", "wilcoxon"]
+        HAND_QRELS, HAND_A, HAND_B, measures=["recip_rank", "P.2"], tests=["t", "wilcoxon"]
     )
     t = table[table["test"] == "t"].set_index("measure")
     raw_rr = 1 - 2 / np.pi * np.arctan(5)
@@ -534,7 +534,7 @@ def test_a_narrowed_family_is_not_tested_so_the_correction_spans_what_is_shown()
     the two p-values shown: 2 x 0.125666 = 0.251332 for both; over the twelve computed it
     would be 12 x 0.125666 > 1, capped at 1."""
     table = irscore.compare(
-        HAND_QRELS, HAND_A, HAND_B, measure=["recip_rank", "iprec_at_recall_0.50"], tests="t"
+        HAND_QRELS, HAND_A, HAND_B, measures=["recip_rank", "iprec_at_recall_0.50"], tests="t"
     )
     assert list(table["measure"]) == ["recip_rank", "iprec_at_recall_0.50"]
     raw = 1 - 2 / np.pi * np.arctan(5)

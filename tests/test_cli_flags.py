@@ -225,8 +225,8 @@ CASES = {
     ),
     # Cleverdon's grades: gain 5 - g, so raw 4 (a, rank 1) gains 1 and raw 1 (b) gains 4.
     # raw: the run is ideal, nDCG = 1; mapped: (1 + 4/log2 3) / (4 + 1/log2 3).
-    "--grades": Case(
-        ("--grades", "cranfield_cleverdon"),
+    "--grade-mapping": Case(
+        ("--grade-mapping", "cranfield_cleverdon"),
         "1 0 a 4\n1 0 b 1\n",
         "1 Q0 a 1 0.9 B\n1 Q0 b 2 0.8 B\n",
         "ndcg",

@@ -44,10 +44,12 @@ def test_workers_print_the_runs_one_process_prints_in_order(runs, monkeypatch, p
     together = _irscore(qrels, *paths)
     assert together.returncode == 0, together.stderr
     alone = [_irscore(qrels, path) for path in paths]
-    assert together.stdout == "".join(one.stdout for one in alone)
+    # several runs: each block starts with its runid line (-q: before the topics' lines)
+    heads = [f"{'runid':<22s}\tall\tr{k}\n" for k in range(5)]
+    assert together.stdout == "".join(h + one.stdout for h, one in zip(heads, alone, strict=True))
     # the runs' tags show the order: r0 .. r4, whatever worker finished first
     runids = [line.split("\t")[2] for line in together.stdout.splitlines() if "runid" in line]
-    assert runids == [f"r{k}" for k in range(5)]
+    assert runids == [f"r{k}" for k in range(5) for _ in range(2)]
 
 
 def test_scored_keeps_the_order_and_uses_other_processes(runs):

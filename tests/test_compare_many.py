@@ -29,7 +29,7 @@ RUNS = {name: _run(ranks) for name, ranks in RANKS.items()}
 
 
 def test_tukey_hsd_by_hand_and_against_scipy():
-    table = irscore.compare(QRELS, RUNS, measure="recip_rank", tests="tukey", all_pairs=True)
+    table = irscore.compare(QRELS, RUNS, measures="recip_rank", tests="tukey", all_pairs=True)
     a, b, c = [1, 1 / 2, 1 / 4], [1, 1, 1 / 2], [1 / 4, 1 / 4, 1 / 2]
     # means 7/12, 10/12, 4/12; within-system sums of squares:
     # A: (5/12)^2 + (1/12)^2 + (4/12)^2 = 42/144, B: 2 (2/12)^2 + (4/12)^2 = 24/144,
@@ -67,7 +67,7 @@ def test_many_runs_give_the_table_the_command_line_prints(tmp_path):
         (tmp_path / name).write_text("".join(lines))
         paths.append(str(tmp_path / name))
     for test in ("t", "tukey"):
-        table = irscore.compare(tmp_path / "q", paths, measure="recip_rank", tests=test)
+        table = irscore.compare(tmp_path / "q", paths, measures="recip_rank", tests=test)
         assert list(table.means.index) == ["A", "B", "C"] and table.baseline == "A"
         args = _cli_args(str(tmp_path / "q"), paths, test)
         printed = compare_cli.run(args)
@@ -76,14 +76,14 @@ def test_many_runs_give_the_table_the_command_line_prints(tmp_path):
 
 
 def test_baseline_and_bad_requests():
-    table = irscore.compare(QRELS, RUNS, measure="recip_rank", baseline="B")
+    table = irscore.compare(QRELS, RUNS, measures="recip_rank", baseline="B")
     assert table.baseline == "B" and set(table.tests["run_a"]) == {"B"}
     with pytest.raises(ValueError, match="baseline 'D': not one of the runs"):
-        irscore.compare(QRELS, RUNS, measure="recip_rank", baseline="D")
+        irscore.compare(QRELS, RUNS, measures="recip_rank", baseline="D")
     with pytest.raises(ValueError, match="one test"):
-        irscore.compare(QRELS, RUNS, measure="recip_rank", tests=["t", "wilcoxon"])
+        irscore.compare(QRELS, RUNS, measures="recip_rank", tests=["t", "wilcoxon"])
     with pytest.raises(ValueError, match="exclude each other"):
-        irscore.compare(QRELS, RUNS, measure="recip_rank", baseline="A", all_pairs=True)
+        irscore.compare(QRELS, RUNS, measures="recip_rank", baseline="A", all_pairs=True)
     with pytest.raises(ValueError, match="baseline and all_pairs are for many runs"):
         irscore.compare(QRELS, RUNS["A"], RUNS["B"], baseline="A")
 

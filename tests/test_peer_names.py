@@ -83,8 +83,8 @@ def test_peer_names_print_as_given_and_imply_their_convention():
     # topic 2 is judged but has no results: ir_measures and ranx average it as 0 (-c),
     # trec_eval's map leaves it out. AP(topic 1) = (1/2 + 2/5) / 2 = 0.45
     means = _means(["map", "AP", "map@100", "nDCG@10", "ndcg@10", "P(rel=2)@5"])
-    # trec_eval's names first, then the others by the convention they imply, in their order
-    assert list(means) == ["map", "AP", "nDCG@10", "map@100", "ndcg@10", "P(rel=2)@5"]
+    # in the order asked (each under the convention its peer implies)
+    assert list(means) == ["map", "AP", "map@100", "nDCG@10", "ndcg@10", "P(rel=2)@5"]
     assert means["map"] == pytest.approx(0.45)
     assert means["AP"] == pytest.approx(0.45 / 2) and means["map@100"] == means["AP"]
     assert means["nDCG@10"] == means["ndcg@10"]
@@ -170,7 +170,7 @@ def test_compare_takes_peer_names():
     qrels = {"1": {"a": 1}, "2": {"b": 1}, "3": {"c": 1}}
     run_a = {"1": {"a": 0.1, "x": 0.9}, "2": {"b": 0.1, "x": 0.9}, "3": {"c": 0.9}}
     run_b = {q: {d: 1.0 - s for d, s in docs.items()} for q, docs in run_a.items()}
-    table = irscore.compare(qrels, run_a, run_b, measure=["RR@1", "mrr"], tests="t")
+    table = irscore.compare(qrels, run_a, run_b, measures=["RR@1", "mrr"], tests="t")
     # A: RR@1 0, 0, 1 (mean 1/3); B: 1, 1, 1
     row = table[table["measure"] == "RR@1"].iloc[0]
     assert (round(row["mean_a"], 4), row["mean_b"]) == (0.3333, 1.0)
@@ -196,7 +196,8 @@ def test_config_names_are_scored_beside_the_families(tmp_path):
     qrels.write_text("1 0 a 2\n1 0 b 1\n2 0 x 1\n")
     run.write_text("1 Q0 z 1 5 t\n1 Q0 a 2 4 t\n1 Q0 b 3 3 t\n")
     out, check = tmp_path / "eval.tsv", tmp_path / "check.tsv"
-    config = {"families": ["map"], "names": ["AP", "RR@1"]}
+    # trec_eval's names are taken too (one resolver): map, scored by the families, once
+    config = {"families": ["map"], "names": ["AP", "RR@1", "map", "P_2"]}
     conventions = {"reference": {}, "judged_only": {"unjudged": "removed"}}
     evaluate_and_crosscheck_files(
         str(qrels), str(run), str(out), str(check), "t", conventions, config
@@ -212,10 +213,15 @@ def test_config_names_are_scored_beside_the_families(tmp_path):
     assert means["reference", "AP"] == pytest.approx(7 / 24)
     assert means["reference", "RR@1"] == 0.0
     assert means["judged_only", "AP"] == 0.5 and means["judged_only", "RR@1"] == 0.5
-    with pytest.raises(MeasureError, match="trec_eval's go under"):
-        from irscore.engine.measures.groups import config_groups
+    assert list(table["measure"]).count("map") == len(conventions)
+    # P_2 of topic 1 (z, a): 1/2; topic 2 has no results (trec_eval leaves it out)
+    assert means["reference", "P_2"] == 0.5
+    from irscore.engine.measures.groups import config_groups
 
-        config_groups({"names": ["map"]})
+    with pytest.raises(MeasureError, match="relstring is text"):
+        config_groups({"names": ["relstring"]})
+    with pytest.raises(MeasureError, match="prefs_simp cannot be computed from -R qrels"):
+        config_groups({"names": ["prefs_simp"]})
 
 
 def test_audit_takes_peer_names_beside_the_headline_measures():

@@ -223,7 +223,7 @@ def test_compare_shows_the_cli_s_tests(page, tmp_path):
     open_view(page, "example=interleave&metric=P.5&B=2000&seed=3", "compare")
     paths = files(tmp_path, PRESETS["interleave"]["data"])
     printed = cli(
-        "compare", "-m", "P.5", "--B", "2000", "--seed", "3", "--correction", "none",
+        "compare", "-m", "P.5", "--B", "2000", "--seed", "3",
         "--format", "json", paths["qrels"], paths["a"], paths["b"],
     )  # fmt: skip
     rows = page.evaluate(
@@ -232,14 +232,30 @@ def test_compare_shows_the_cli_s_tests(page, tmp_path):
     )
     for shown, test in zip(rows, json.loads(printed), strict=True):
         assert shown[0] == test["test"]
-        assert shown[2:6] == [
+        assert shown[2:7] == [
             f"{test['mean_a']:.4f}",
             f"{test['mean_b']:.4f}",
             f"{test['diff']:+.4f}",
             f"{test['p']:.4g}",
+            f"{test['p_adjusted']:.4g}",
         ]
+        assert shown[8] == ("yes" if test["significant"] else "no")
+    # the marks are after compare's default correction, and the page says which
+    said = "p adjusted: Holm over each test's 1 p-value, one per measure; alpha 0.05"
+    assert text(page, "#compare-correction") == f"sig.: after the correction, {said}"
     assert page.evaluate("document.querySelectorAll('#diffs rect').length") == 6
     assert page.evaluate("document.getElementById('compare-chart').naturalWidth") > 500
+
+
+def test_the_measure_box_takes_what_the_command_line_takes(page):
+    open_view(page, "example=interleave&metric=nDCG@10&B=200", "compare")
+    assert text(page, "#err-compare") == ""
+    assert text(page, "#tests tbody tr td")  # the tests of nDCG@10 are shown
+    type_into(page, "metric", "ndcg_cut_1x5")
+    page.wait_for("document.getElementById('err-compare').innerText !== ''")
+    assert text(page, "#err-compare").startswith(
+        "metric: unknown measure 'ndcg_cut_1x5'; close names: ndcg_cut_15"
+    )
 
 
 def test_interleaving_shows_the_cli_s_verdict(page, tmp_path):

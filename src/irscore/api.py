@@ -264,7 +264,7 @@ def compare(
     qrels: QrelsInput,
     run_a: RunInput | Mapping[str, RunInput] | Sequence[RunInput],
     run_b: RunInput | None = None,
-    measure: str | Sequence[str] | None = None,
+    measures: str | Sequence[str] | None = None,
     tests: str | Sequence[str] = "all",
     convention: ConventionInput = "reference",
     B: int | None = None,
@@ -273,6 +273,7 @@ def compare(
     correction: str = "holm",
     baseline: str | None = None,
     all_pairs: bool = False,
+    measure: str | Sequence[str] | None = None,
 ) -> pd.DataFrame | SystemsTable:
     """Paired tests of run B against run A, topic by topic: the table `irscore compare` prints.
 
@@ -284,6 +285,8 @@ def compare(
     bootstrap; `B` resamples (default 100000 / 10000). The input checks (topics
     one run lacks, topics without judgments) are in `table.attrs["checks"]`,
     which p-values the correction spanned in `table.attrs["correction"]`.
+    `measure=` is the old spelling of `measures=`, taken with a DeprecationWarning
+    until the next release.
 
     Given many runs instead (a mapping name -> run, or a list, named by their
     tags), the systems table `irscore compare` prints for them: a
@@ -297,7 +300,7 @@ def compare(
     >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
     >>> run_a = {"q1": {"a": 0.1, "x": 0.9}, "q2": {"b": 0.1, "x": 0.9}, "q3": {"c": 0.9}}
     >>> run_b = {q: {d: 1.0 - s for d, s in docs.items()} for q, docs in run_a.items()}
-    >>> table = irscore.compare(qrels, run_a, run_b, measure="recip_rank", tests="t")
+    >>> table = irscore.compare(qrels, run_a, run_b, measures="recip_rank", tests="t")
     >>> row = table.iloc[0]  # A: RR 1/2, 1/2, 1; B: 1, 1, 1
     >>> row["measure"], [round(float(row[k]), 4) for k in ("mean_a", "mean_b", "diff")]
     ('recip_rank', [0.6667, 1.0, 0.3333])
@@ -307,7 +310,17 @@ def compare(
     from irscore.analysis import comparison
     from irscore.analysis.audit import correction_scope
 
-    groups = measure_groups(measure if measure is not None else comparison.DEFAULT_MEASURES)
+    if measure is not None:
+        if measures is not None:
+            raise TypeError("compare: give measures= (measure= is its old spelling), not both")
+        warnings.warn(
+            "compare(measure=...) is now compare(measures=...); the old spelling is taken "
+            "until the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        measures = measure
+    groups = measure_groups(measures if measures is not None else comparison.DEFAULT_MEASURES)
     grid = conventions(convention)
     if len(grid) != 1:
         raise ConventionError("compare takes one convention")

@@ -14,8 +14,8 @@ from irscore.pipeline.data import (
     verify_sources,
 )
 from irscore.pipeline.ideal import TAG as IDEAL
-from irscore.engine.measures import spec_from_config
-from irscore.engine.measures.groups import config_groups
+from irscore.engine.measures import MeasureError, spec_from_config
+from irscore.engine.measures.groups import config_groups, plan
 from irscore.pipeline.retrieve import DEFAULT_ANALYZER, RetrieverSpec
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -35,6 +35,12 @@ for _name, _spec in config["retrievers"].items():
 conventions_from_config(config["conventions"])
 spec_from_config(config["measures"])
 config_groups(config["measures"])
+# the names compare and systems test: read as every other measure name is (groups.plan)
+for _section in ("compare", "systems"):
+    try:
+        plan(config[_section]["measures"])
+    except MeasureError as _err:
+        raise ValueError(f"{_section}: measures: {_err}") from None
 if config["conventions"].get("reference", "missing") not in ({}, None):
     raise ValueError(
         "config: conventions must include `reference: {}` (trec_eval's convention)"

@@ -42,10 +42,11 @@ class Parser(argparse.ArgumentParser):
         file.write(message)
 
 
-def add_convention_flags(parser: argparse.ArgumentParser, grades_flag: str = "--grades") -> None:
+def add_convention_flags(parser: argparse.ArgumentParser, old_grades: bool = True) -> None:
     """trec_eval's flags plus one flag per convention decision, with the spec's value names.
 
-    `grades_flag` renames the grade-mapping flag where `--grades` means something else.
+    The grade mapping is `--grade-mapping` on every command; `old_grades` also takes
+    its old spelling, `--grades`, for one release (not where `--grades` is a list).
     """
     parser.add_argument("-c", action="store_true", help="average over every qrels topic (-c)")
     parser.add_argument("-J", action="store_true", help="remove unjudged documents (-J)")
@@ -63,11 +64,15 @@ def add_convention_flags(parser: argparse.ArgumentParser, grades_flag: str = "--
         "duplicates",
     ):
         parser.add_argument(
-            grades_flag if field == "grades" else f"--{field.replace('_', '-')}",
+            "--grade-mapping" if field == "grades" else f"--{field.replace('_', '-')}",
             dest=field,
             choices=CHOICES[field],
             default=getattr(Convention(), field),
             help=f"default: {getattr(Convention(), field)}",
+        )
+    if old_grades:
+        old_spelling(
+            parser, "--grades", "--grade-mapping", dest="grades", choices=CHOICES["grades"]
         )
     parser.add_argument(
         "--no-relevant-topics",
@@ -82,6 +87,28 @@ def add_convention_flags(parser: argparse.ArgumentParser, grades_flag: str = "--
         help="every decision where that trec_eval differs (trec_eval10: its interpolation, "
         "double scores, per-topic lines for -c topics without results, all_trec's measures)",
     )
+
+
+class OldSpelling(argparse.Action):
+    """A flag's old spelling, taken for one release: its value goes where the new
+    spelling's goes, with a note on stderr naming the new one (docs/evaluating.md)."""
+
+    def __init__(self, option_strings: list[str], dest: str, new: str, **kwargs) -> None:
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(
+            f"irscore: note: {option_string} is now {self.new}; the old spelling is taken "
+            "until the next release",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, values)
+
+
+def old_spelling(parser: argparse.ArgumentParser, old: str, new: str, **kwargs) -> None:
+    """Take `old` as `new` for one release, out of --help (`OldSpelling`)."""
+    parser.add_argument(old, action=OldSpelling, new=new, help=argparse.SUPPRESS, **kwargs)
 
 
 def relevance_level(text: str) -> int:

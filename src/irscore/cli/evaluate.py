@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     from irscore.engine import trec_eval_text
     from irscore.engine.errors import display_name
     from irscore.engine.input_checks import overlap
-    from irscore.engine.measures.groups import changed, rename
+    from irscore.engine.measures.groups import changed
+    from irscore.engine.naming import run_heads, run_names
 
     kind = JUDGMENT_KINDS[args.R]
     groups = _groups(args, kind)
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
             values, topics, means, without_run, not_done, notes = _scored(
                 args.R, qrels, run, c, g.spec, text
             )
-            values, means = rename(values, g.renames), rename(means, g.renames)
+            values, means = g.named(values), g.named(means)
             if zscores is not None:
                 values, means = _as_zscores(zscores, values, topics, means, without_run, c)
             lines = None
@@ -164,15 +165,19 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     # the workers' texts, held on disk (page cache) until every run is scored; an
     # unlinked file, closed once read back (or on an error), so nothing is left behind
     spool = workers.spool_for(args.runs)
-    places: list[tuple[int, int]] = []  # where each text is in the spool, in order
+    places: list[tuple[int, int] | bytes] = []  # each text's place in the spool, in order
     if spool is not None:
         out.append(spool.read_back(places))
     results = []
+    texts: list[list] = []  # each run's texts (or their places in the spool)
+    runids: list[str] = []
     not_computed: list[str] = []
     try:
         for path, (described, runid, scored) in zip(
             args.runs, workers.scored(score, args.runs, spool), strict=True
         ):
+            runids.append(runid)
+            texts.append([])
             if described:
                 print(f"irscore: {described}", file=sys.stderr)
             for g, (lines, values, topics, means, not_done, notes) in zip(
@@ -186,25 +191,31 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                     raise UsageError(
                         f"{path}: no topic has both results and judgments in {args.qrels}"
                     )
-                if lines is None:
-                    results.append((runid, values, topics, means))
-                elif spool is not None:  # a worker's place in the spool
-                    places.append(lines)
+                if lines is None:  # the run named below, once every tag is known
+                    results.append((len(runids) - 1, values, topics, means))
                 else:
-                    out.append(lines)
+                    texts[-1].append(lines)
     except BaseException:
         if spool is not None:
             spool.close()
         raise
     if spool is not None and args.format != "trec":  # values came back, no text
         spool.close()
-    missing = groups[0].missing
+    missing = list(dict.fromkeys(m for g in groups for m in g.missing))
     if missing and args.format == "trec":
         print(f"irscore: note: not computed yet: {', '.join(missing)}", file=sys.stderr)
     note_not_computed(not_computed, convention)
     if args.format == "trec":
+        own_first = "runid" in groups[0].spec.families and not args.q and not args.n
+        heads = run_heads(args.runs, runids, own_first)
+        for head, run_texts in zip(heads, texts, strict=True):
+            if spool is not None:  # a worker's places in the spool, the heading among them
+                places += ([head] if head else []) + run_texts
+            else:
+                out += ([[head]] if head else []) + run_texts
         return itertools.chain.from_iterable(out)
-    return _table_text(results, convention, args)
+    names = run_names(args.runs, runids)  # tags; the files where tags repeat
+    return _table_text([(names[i], *rest) for i, *rest in results], convention, args)
 
 
 def _read_ahead(args: argparse.Namespace) -> dict[str, Future]:
@@ -296,7 +307,6 @@ def _streamed_text(
         chunk_rows,
         topic_value_makers,
     )
-    from irscore.engine.measures.groups import rename
 
     rows, topics = chunk_rows(run.table.num_rows), CHUNK_TOPICS
     if both_cores:  # two chunks in flight, each smaller: the peak of one alone (measured)
@@ -317,7 +327,7 @@ def _streamed_text(
         without_run = part.notes.qrels_topics_without_run
         if c.missing_topics == "mean_only" and without_run:  # trec_eval 9: no line for them
             printed = set(part.topics.tolist()) - set(without_run)
-        values = rename(part.values, g.renames)
+        values = g.named(part.values)
         return trec_eval_text.lines(
             values, part.topics, {}, None, True, summary=False, printed_topics=printed
         )
@@ -354,7 +364,7 @@ def _streamed_text(
     summary = trec_eval_text.lines(
         {},
         np.array([], dtype=str),
-        rename(means.result(), g.renames),
+        g.named(means.result()),
         runid if "runid" in g.spec.families else None,
         per_topic=False,
         summary=not args.n,
@@ -399,13 +409,11 @@ def _read_back(spool: BinaryIO) -> Iterator[bytes]:
 
 
 def _groups(args: argparse.Namespace, kind: str) -> list:
-    """The -m requests as groups of measures (`groups.plan`): trec_eval's first, then
-    ir_measures and ranx names, which only a qrels computes."""
+    """The -m requests as groups of measures (`groups.plan`), in the order asked; the
+    ir_measures and ranx names only from a qrels."""
     from irscore.engine.measures.groups import plan
 
     groups = plan(args.m or [], True, trec_eval_version(args), kind)
-    if kind != "qrels" and (len(groups) > 1 or groups[0].renames is not None):
-        raise UsageError(f"ir_measures and ranx names are computed from a qrels, not -R {args.R}")
     for g in groups:
         g.spec = g.spec.with_collection_size(args.N)
         if args.format == "trec" and not args.q:

@@ -34,7 +34,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=("md", "tsv", "json"), default="md")
     parser.add_argument("--wide", action="store_true", help="one table of every column")
     parser.add_argument("--plot", metavar="FILE", help="how each measure accumulates (.png/.svg)")
-    add_convention_flags(parser, grades_flag="--grade-mapping")
+    add_convention_flags(parser, old_grades=False)  # --grades: the ranking's
     return parser
 
 

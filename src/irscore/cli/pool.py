@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from irscore.cli.common import UsageError
+from irscore.cli.common import UsageError, old_spelling
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -27,7 +27,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--queries", type=int, default=25)
     parser.add_argument("--per-run", type=int, default=20, help="documents per run (20)")
     parser.add_argument("--depth", type=int, default=10, help="pool depth (10)")
-    parser.add_argument("--grades", type=int, default=3, help="grade levels 0..N-1 (3)")
+    parser.add_argument("--levels", type=int, default=3, help="grade levels 0..N-1 (3)")
+    old_spelling(parser, "--grades", "--levels", dest="levels", type=int)
     parser.add_argument("--missed", type=int, default=2, help="relevant docs added per query")
     parser.add_argument("--documents", type=int, default=1000, help="collection size (1000)")
     return parser
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> str:
         queries=args.queries,
         per_run=args.per_run,
         depth=args.depth,
-        grades=args.grades,
+        grades=args.levels,
         documents=args.documents,
         missed=args.missed,
         seed=args.seed,

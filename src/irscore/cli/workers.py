@@ -55,10 +55,15 @@ class Spool:
             written += os.pwrite(self.file.fileno(), view[written:], at + written)
         return at, len(data)
 
-    def read_back(self, places: list[tuple[int, int]]) -> Iterator[bytes]:
-        """The texts at `places`, in their order, in blocks; then the file is closed."""
+    def read_back(self, places: list[tuple[int, int] | bytes]) -> Iterator[bytes]:
+        """The texts at `places`, in their order, in blocks (a place that is bytes is
+        that text, written here: a run's heading); then the file is closed."""
         with self.file:
-            for at, size in places:
+            for place in places:
+                if isinstance(place, bytes):
+                    yield place
+                    continue
+                at, size = place
                 end = at + size
                 while at < end:
                     block = os.pread(self.file.fileno(), min(READ_BACK, end - at), at)

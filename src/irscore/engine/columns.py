@@ -305,6 +305,13 @@ def _whole(values: np.ndarray) -> bool:
     return bool(((np.floor(values) == values) & (np.abs(values) < 2.0**53)).all())
 
 
+# a first line of a qrels's 4 columns with a run's 6, or the other way round
+SWAPPED = {
+    (4, 6): " (looks like a run; did you swap QRELS and RUN?)",
+    (6, 4): " (looks like a qrels; did you swap QRELS and RUN?)",
+}
+
+
 def slow_columns(
     text: str, first_line: int, layout: Layout, name: str, unread_rank: list | None = None
 ) -> tuple[pa.Table, np.ndarray]:
@@ -330,9 +337,10 @@ def slow_columns(
         if len(fields) > width and layout.extra_fields:
             fields = fields[:width]
         if len(fields) != width:
-            raise TrecFormatError(
-                name, first_line + index, f"expected {width} columns, found {len(fields)}", line
-            )
+            problem = f"expected {width} columns, found {len(fields)}"
+            if not columns[0]:  # the first record: perhaps the other file
+                problem += SWAPPED.get((width, len(fields)), "")
+            raise TrecFormatError(name, first_line + index, problem, line)
         for i, (column, check, value) in enumerate(zip(columns, checks, fields, strict=True)):
             problem = check(value) if check else (None if value else "a field is empty")
             if problem and check is _check_rank and unread_rank is not None:

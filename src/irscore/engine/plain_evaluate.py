@@ -32,6 +32,7 @@ from irscore.engine import plain_measures as pm
 from irscore.engine.conventions import FIELDS, Convention
 from irscore.engine.errors import InputError, display_name
 from irscore.engine.input_checks import overlap
+from irscore.engine.naming import run_heads
 from irscore.engine.streams import MAX_LINE
 
 SMALL_INPUTS = 4 << 20  # bytes of qrels and runs together served here, at most, unless
@@ -122,7 +123,7 @@ def trec_eval_text(
         kept = [] if kept is None else kept
         kept.append(qrels)
         request = Request(families, c, per_topic, summary, collection)
-        texts, warnings, work = [], [], 2 * qrels.lines
+        texts, tags, warnings, work = [], [], [], 2 * qrels.lines
         for path in run_paths:
             data = _text(path, (PLAIN_WORK - work) // 2)
             if data is None:
@@ -135,8 +136,11 @@ def trec_eval_text(
                 return None
             text, notes = scored
             warnings += overlap(display_name(path), display_name(qrels_path), notes)
-            texts.append(text)
-        return "".join(texts).encode(), warnings
+            texts.append(text.encode())
+            tags.append(_last_tag(data))
+        own_first = not per_topic and summary  # its summary starts with runid
+        heads = run_heads(run_paths, tags, own_first)
+        return b"".join(h + t for h, t in zip(heads, texts, strict=True)), warnings
     finally:
         gc.enable()
 
@@ -333,7 +337,7 @@ def _run_text(
     if shared == 0:
         return None
     if request.summary:
-        runid = data[data.rfind(b"\n", 0, -1) + 1 :].split()[-1].decode()  # the last tag
+        runid = _last_tag(data)
         lines.append(f"{'runid':<22s}\tall\t{runid}\n")
         sums = dict(zip(summed, totals, strict=True))
         lines += _summary(sums, shared, qrels, request.c.complete)
@@ -347,6 +351,11 @@ def _run_text(
         topics_with_judged=topics_with_judged,
     )
     return "".join(lines), notes
+
+
+def _last_tag(data: bytes) -> str:
+    """The run's tag as trec_eval's runid prints it: its last line's."""
+    return data[data.rfind(b"\n", 0, -1) + 1 :].split()[-1].decode()
 
 
 def _scored(

@@ -18,7 +18,7 @@ from irscore.engine.conventions import Convention, conventions_from_config
 from irscore.engine.evaluate import evaluate
 from irscore.engine.long_table import concat_long, write_long_table
 from irscore.engine.measures import MIN_GEO_MEAN, MeasureSpec, spec_from_config
-from irscore.engine.measures.groups import changed, config_groups, rename_table
+from irscore.engine.measures.groups import changed, config_groups, narrowed, rename_table
 from irscore.engine.measures.registry import FAMILIES, PARAMETRISED, PYTREC_EVAL_FAMILIES, family_of
 
 TOLERANCE = 1e-9
@@ -231,7 +231,10 @@ def evaluate_and_crosscheck_files(
     tables = [evaluate(qrels, run, grid, spec, run_name)]
     for g in config_groups(measures_config):
         scored = evaluate(qrels, run, [changed(c, g.changes) for c in grid], g.spec, run_name)
-        tables.append(rename_table(scored, g.renames))
+        if g.renames is None:  # trec_eval's names: those the families do not score already
+            scored = narrowed(scored, g.narrowed)
+            scored = scored[~scored["measure"].isin(set(tables[0]["measure"]))]
+        tables.append(rename_table(scored.reset_index(drop=True), g.renames))
     table = concat_long(tables) if len(tables) > 1 else tables[0]
     write_long_table(eval_output, table)
     write_crosscheck(qrels, run, check_output, spec, run_path)

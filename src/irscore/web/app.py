@@ -3,11 +3,12 @@
 GET / is the page (a Jinja2 template of the tabs), /static/ its JavaScript and
 CSS (shipped in this package: no other origin is ever asked for anything),
 /api/start the files named on the command line (read once, at start),
-/api/presets/NAME an example's data; POST /api/jobs/KIND starts a job
-(`irscore.web.jobs`) on the texts and settings in its JSON body (400 for a body
-that is not a JSON object, 503 with Retry-After when too much work waits),
-GET /api/jobs/ID says how far it is (queued and its place, running, done) and,
-when done, its result, and DELETE /api/jobs/ID cancels it.
+/api/presets/NAME an example's data, /api/measure?metric=NAME whether the command
+line takes a measure box's name (the same resolver, the same message); POST
+/api/jobs/KIND starts a job (`irscore.web.jobs`) on the texts and settings in its
+JSON body (400 for a body that is not a JSON object, 503 with Retry-After when too
+much work waits), GET /api/jobs/ID says how far it is (queued and its place,
+running, done) and, when done, its result, and DELETE /api/jobs/ID cancels it.
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ def create_app(config: Config) -> security.Guard:
             "methods": settings.METHODS,
             "click_models": settings.CLICK_MODELS,
             "compat": tuple(COMPAT),
+            "corrections": settings.CORRECTIONS,
         }
         return templates.TemplateResponse(request, "index.html", context)
 
@@ -120,6 +122,13 @@ def create_app(config: Config) -> security.Guard:
             said = f"the server cannot keep the job's inputs: {err.strerror or err}"
             return _error(503, said, {"Retry-After": str(RETRY_AFTER)})
 
+    async def measure(request: Request) -> Response:
+        try:
+            name = settings.measure(request.query_params, "metric", "map")
+        except settings.SettingError as err:
+            return JSONResponse({"error": {"message": str(err), "field": "metric"}})
+        return JSONResponse({"ok": name})
+
     async def state(request: Request) -> Response:
         found = jobs["pool"].state(request.path_params["id"])
         if found is None:
@@ -136,6 +145,7 @@ def create_app(config: Config) -> security.Guard:
         Route("/", page),
         Route("/api/start", start),
         Route("/api/presets/{name}", preset),
+        Route("/api/measure", measure),
         Route("/api/jobs/{kind}", submit, methods=["POST"]),
         Route("/api/jobs/{id}", state),
         Route("/api/jobs/{id}", cancel, methods=["DELETE"]),

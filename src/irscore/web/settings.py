@@ -16,23 +16,23 @@ from typing import Any
 from irscore.engine.conventions import CHOICES, COMPAT, Convention
 
 MAX_CUTOFFS = 6
-# The convention decisions the page offers, with their command-line flags (explain
-# names the grade mapping --grade-mapping, its --grades being the ranking's).
+# The convention decisions the page offers, with their command-line flags.
 CONVENTION_FLAGS = {
     "tie_break": "--tie-break",
     "ties": "--ties",
     "score_precision": "--score-precision",
     "gain": "--gain",
     "interpolation": "--interpolation",
-    "grades": "--grades",
+    "grades": "--grade-mapping",
     "duplicates": "--duplicates",
     "no_relevant_topics": "--no-relevant-topics",
 }
-MEASURE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\.[0-9]+(,[0-9]+)*)?")
 GRADES = re.compile(r"\s*(-?[0-9]+|\?)(\s*,\s*(-?[0-9]+|\?))*\s*")
 MISSED = re.compile(r"\s*(-?[0-9]+(\s*,\s*-?[0-9]+)*)?\s*")
 TOPIC = re.compile(r"[^\s-][^\s]{0,199}")
 METHODS = ("team_draft", "balanced")
+# irscore compare's --correction choices, its default first (cli/compare.py's CORRECTIONS)
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 CLICK_MODELS = ("perfect", "navigational", "informational", "random")
 
 
@@ -98,10 +98,16 @@ def cutoffs(raw: Mapping[str, Any]) -> list[int]:
 
 
 def measure(raw: Mapping[str, Any], name: str, default: str) -> str:
-    """A trec_eval measure request such as map, P.10 or ndcg_cut.5,10."""
+    """A measure name as the command line's -m takes it (map, P.10, P_10, nDCG@10): read
+    by the one resolver (`groups.plan`), whose message a refused name gets."""
+    from irscore.engine.measures import MeasureError
+    from irscore.engine.measures.groups import plan
+
     value = str(raw.get(name) or default).strip()
-    if not MEASURE.fullmatch(value):
-        raise SettingError(f"{name}: {value[:40]!r} is not a measure name such as map or P.10")
+    try:
+        plan([value], trec_eval_requests=True)
+    except MeasureError as err:
+        raise SettingError(f"{name}: {err}") from None
     return value
 
 
@@ -113,7 +119,7 @@ def pattern(raw: Mapping[str, Any], name: str, regex: re.Pattern, what: str) -> 
     return value.strip()
 
 
-def convention_flags(raw: Mapping[str, Any], grades_flag: str = "--grades") -> list[str]:
+def convention_flags(raw: Mapping[str, Any]) -> list[str]:
     """The convention flags of the settings (-c, -J, -M, -l, --gmax and one per decision)."""
     reference = Convention()
     flags = []
@@ -129,7 +135,7 @@ def convention_flags(raw: Mapping[str, Any], grades_flag: str = "--grades") -> l
     for field, option in CONVENTION_FLAGS.items():
         value = choice(raw, field, CHOICES[field], getattr(reference, field))
         if value != getattr(reference, field):
-            flags.append(f"{grades_flag if field == 'grades' else option}={value}")
+            flags.append(f"{option}={value}")
     compat = raw.get("compat") or ""
     if compat:
         flags.append(f"--compat={choice(raw, 'compat', tuple(COMPAT), '')}")

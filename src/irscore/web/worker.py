@@ -249,7 +249,7 @@ def _shown_anyway(note: str) -> bool:
 def ranking(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     """One ranking: what `irscore explain` prints (Markdown and JSON) and its figure."""
     raw = request.get("settings") or {}
-    flags = s.convention_flags(raw, grades_flag="--grade-mapping")
+    flags = s.convention_flags(raw)
     if request.get("mode") == "data":
         key = s.choice(request, "run", ("a", "b"), "a")
         qrels, run = _inputs(("qrels", key))
@@ -276,8 +276,9 @@ def ranking(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
 
 
 def compare(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
-    """Compare: the four paired tests of one measure (B against A), their figure, and
-    the per-topic values the sorted-differences and A-against-B charts draw."""
+    """Compare: the four paired tests of one measure (B against A), significant after
+    `irscore compare`'s correction (its default, holm, unless chosen) and which one,
+    their figure, and the per-topic values the two charts draw."""
     raw = request.get("settings") or {}
     flags = s.convention_flags(raw)
     qrels, run_a, run_b = _inputs(("qrels", "a", "b"))
@@ -288,7 +289,7 @@ def compare(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
         *([f"--B={resamples}"] if resamples else []),  # none: compare's own default
         f"--seed={s.whole(request, 'seed', 0, 0, 2**32 - 1)}",
         f"--alpha={s.number(request, 'alpha', 0.05, 0, 1)}",
-        "--correction=none",
+        f"--correction={s.choice(request, 'correction', s.CORRECTIONS, s.CORRECTIONS[0])}",
     ]
     argv = ["compare", *tests, *flags, qrels, run_a, run_b]
     data, _ = irscore([*argv, "--format=json", "--plot=compare.svg"])
@@ -297,8 +298,10 @@ def compare(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     for key, run in (("a", run_a), ("b", run_b)):
         table, _ = irscore(["evaluate", f"-m={metric}", *flags, "-q", "--format=json", qrels, run])
         values[key] = [r for r in json.loads(table) if r["topic"] != "all"]
+    scope = CORRECTION.search(text)
     return {
         "tests": json.loads(data),
+        "correction": " ".join(scope[1].split()) if scope else None,
         "text": text,
         "svg": _svg(folder / "compare.svg"),
         "values": values,
@@ -306,6 +309,8 @@ def compare(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     }
 
 
+# the line of `irscore compare`'s text saying which correction the marks are after
+CORRECTION = re.compile(r"^p adjusted: (.*(?:\n    .*)*)", re.M)
 SUMMARY = {
     "wins_a": re.compile(r"^wins A: ([0-9]+)$", re.M),
     "wins_b": re.compile(r"^wins B: ([0-9]+)$", re.M),

@@ -4,6 +4,7 @@ and the convention it implies)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from irscore.engine.conventions import describe
@@ -78,3 +79,71 @@ def text() -> str:
     widths = {c: max(len(str(r[c])) for r in table) for c in COLUMNS}
     lines = ["  ".join(str(r[c]).ljust(widths[c]) for c in COLUMNS).rstrip() for r in table]
     return "\n".join(lines) + "\n"
+
+
+# a concrete value for each placeholder of a row's syntax (`P@k`, `RBP(rel=r[,p=x])`)
+_PLACEHOLDERS = (
+    (re.compile(r"@k\b"), "@10"),
+    (re.compile(r"_k$"), "_10"),
+    (re.compile(r"=r\b"), "=2"),
+    (re.compile(r"=x\b"), "=0.5"),
+    (re.compile(r"\{g:v,\.\.\.\}"), "{0:0,1:1,2:3}"),
+)
+# -m parameters of each kind, for `FAMILY.PARAMS`
+_EXAMPLE_PARAMS = {
+    "cutoffs": "5,10",
+    "multiples": "0.5,1",
+    "levels": "0.25,0.5",
+    "gains": "0=0,1=1,2=3",
+    "cut_gains": "0=0,1=1,2=3@5,10",
+}
+
+
+def examples() -> list[tuple[str, str]]:
+    """(a row's syntax, one concrete name of it) for every spelling of every row of
+    `rows()`: each placeholder filled in, each optional `[part]` with and without,
+    ranx's `-lN` as `-l2`. What a test feeds to every surface that reads names."""
+    out = []
+    for row in rows():
+        family = FAMILIES.get(row["measure"])
+        for spelling in _spellings(row["name"]):
+            name = spelling
+            if family is not None and family.params is not None:
+                name = name.replace(".PARAMS", f".{_params(family)}")
+            for pattern, value in _PLACEHOLDERS:
+                name = pattern.sub(value, name)
+            out.append((row["name"], name))
+            if "-lN" in row["parameters"]:
+                out.append((row["name"], f"{name}-l2"))
+    return out
+
+
+def _spellings(syntax: str) -> list[str]:
+    """`AP, AP@k, AP(rel=r)` as its spellings; `ndcg_burges[@k]` as both."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(syntax):
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if syntax.startswith(", ", i) and depth == 0:
+            parts.append(syntax[start:i])
+            start = i + 2
+    parts.append(syntax[start:])
+    out = []
+    for part in parts:
+        optional = re.search(r"\[([^\[\]]*)\]", part)
+        if optional is None:
+            out.append(part)
+        else:
+            out += _spellings(part[: optional.start()] + part[optional.end() :])
+            out += _spellings(part[: optional.start()] + optional[1] + part[optional.end() :])
+    return out
+
+
+def _params(family: Family) -> str:  # a family with parameters
+    """Example -m parameters of a family (`P.5,10`, `rbp.p=0.5`, `utility.1,1,1,1`)."""
+    kind = family.params
+    if kind.kind == "named":
+        return f"{kind.names[0]}=0.5"
+    if kind.kind == "numbers":
+        return ",".join(["1"] * (kind.count or 1))
+    return _EXAMPLE_PARAMS[kind.kind]

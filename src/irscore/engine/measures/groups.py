@@ -26,6 +26,10 @@ class Group:
     narrowed: dict[str, set[str]] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
 
+    def named(self, values: dict[str, Any]) -> dict[str, Any]:
+        """The group's {printed name: value} as asked: narrowed, then renamed."""
+        return rename(narrow_values(values, self.narrowed), self.renames)
+
 
 def plan(
     names: Sequence[str],
@@ -33,40 +37,87 @@ def plan(
     trec_eval: int = 9,
     judgments: str = "qrels",
 ) -> list[Group]:
-    """The groups scoring `names`: the trec_eval names first (one group, the convention as
-    given), then the peer names, one group per convention their peers imply.
+    """The groups scoring `names`, in the order asked: the one resolver of measure names,
+    which the command line (-m), the API (`measures=`), the page's measure boxes and
+    the workflow's config all call, so that a name is accepted by all or by none.
 
-    `trec_eval_requests`: the trec_eval names are -m requests (`P.5,10`), as
-    `irscore evaluate -m` reads them (`trec_eval` and `judgments` as
-    `parse_requests` takes them); otherwise printed names too (`P_10`). An unknown
-    name is an error listing the close ones of every syntax.
+    A name is trec_eval's (a -m request such as `P.5,10` or `official`, or a name
+    as trec_eval prints it, `P_10`), else ir_measures' or ranx's (`peer_names`).
+    Names in a row of one kind make one group: trec_eval's under the call's
+    convention, printed in trec_eval's order; the peers' under the convention their
+    peer implies, printed as given. So the measures come back in the order asked,
+    and a row of trec_eval names as trec_eval prints it.
+
+    `trec_eval_requests`: requests given together keep trec_eval's reading (`-m P.5
+    -m P.10` prints P_5, as trec_eval does), with `trec_eval` and `judgments` as
+    `parse_requests` takes them; a row holding a printed name is read as
+    `parse_names` reads it. An unknown name is an error listing close names that
+    are accepted (never the name itself).
     """
-    trec, peers = [], []
+    rows: list[tuple[bool, list]] = []  # (trec_eval's?, its names or PeerNames)
     for name in names:
-        try:
-            narrows = _trec_eval_name(name, trec_eval_requests, trec_eval, judgments)
-        except MeasureError as err:
-            if not str(err).startswith("unknown measure"):
-                raise  # trec_eval's name with bad parameters, or for other judgments
-            peer = _peer(name)
-            if peer is None:
-                raise _unknown(name, err) from None
-            peers.append(peer)
-            continue
-        peer = _peer(name) if narrows else None
-        if peer is None:
-            trec.append(name)
-        else:
-            peers.append(peer)
-    groups = []
-    if trec or not peers:
-        if trec_eval_requests:
-            spec, missing = parse_requests(trec, trec_eval, judgments)
+        peer = _read(name, trec_eval, judgments)
+        trec = peer is None
+        if not rows or rows[-1][0] != trec:
+            rows.append((trec, []))
+        rows[-1][1].append(name if trec else peer)
+    if not rows:
+        rows = [(True, [] if trec_eval_requests else ["official"])]
+    groups: list[Group] = []
+    for trec, row in rows:
+        if not trec:
+            groups += _peer_groups(row)
+        elif trec_eval_requests and all(_is_request(n, trec_eval, judgments) for n in row):
+            spec, missing = parse_requests(row, trec_eval, judgments)
             groups.append(Group((), spec, missing=missing))
         else:
-            spec, missing, narrowed = parse_names(trec or ["official"])
+            spec, missing, narrowed = parse_names(row, trec_eval, judgments)
             groups.append(Group((), spec, narrowed=narrowed, missing=missing))
-    return groups + _peer_groups(peers)
+    return groups
+
+
+def _read(name: str, trec_eval: int = 9, judgments: str = "qrels") -> PeerName | None:
+    """`name` as a peer's name (a PeerName), or None for trec_eval's; MeasureError for a
+    name of neither, or trec_eval's with parameters it refuses."""
+    try:
+        narrows = bool(parse_names([name], trec_eval, judgments)[2])
+    except MeasureError as err:
+        if not str(err).startswith("unknown measure"):
+            raise  # trec_eval's name with bad parameters, or for other judgments
+        peer = _peer(name)
+        if peer is None:
+            raise _unknown(name, err, trec_eval, judgments) from None
+        return _from_a_qrels(peer, judgments)
+    peer = _peer(name) if narrows else None
+    return None if peer is None else _from_a_qrels(peer, judgments)
+
+
+def _from_a_qrels(peer: PeerName, judgments: str) -> PeerName:
+    """The peer's name, whose measures are computed from a qrels (not -R prefs)."""
+    if judgments != "qrels":
+        raise MeasureError(
+            f"{peer.name}: ir_measures and ranx names are computed from a qrels, not from "
+            f"{judgments} judgments"
+        )
+    return peer
+
+
+def _is_request(name: str, trec_eval: int, judgments: str) -> bool:
+    """True for a name trec_eval's -m reads (`P.5,10`, `map`, `official`)."""
+    try:
+        parse_requests([name], trec_eval, judgments)
+    except MeasureError:
+        return False
+    return True
+
+
+def accepted(name: str, trec_eval: int = 9, judgments: str = "qrels") -> bool:
+    """True when `plan` takes the name."""
+    try:
+        plan([name], True, trec_eval, judgments)
+    except MeasureError:
+        return False
+    return True
 
 
 def _peer(name: str) -> PeerName | None:
@@ -76,54 +127,48 @@ def _peer(name: str) -> PeerName | None:
     return parse_peer_name(name)
 
 
-def _trec_eval_name(name: str, requests: bool, trec_eval: int, judgments: str) -> bool:
-    """Read `name` as trec_eval's (MeasureError if it is not); True when it only narrows a
-    family to a name the family may not print (`ndcg_burges`, read as ndcg's), which a
-    peer's reading then takes before."""
-    if requests:
-        parse_requests([name], trec_eval, judgments)
-        return False
-    return bool(parse_names([name])[2])
-
-
-def _unknown(name: str, err: MeasureError) -> MeasureError:
-    """The error for a name of no syntax: trec_eval's (its close names), then, for a name
-    in a peer's shape (`@`, `(`) or with no close trec_eval name, the peers' close names."""
+def _unknown(name: str, err: MeasureError, trec_eval: int, judgments: str) -> MeasureError:
+    """The error for a name of no syntax, with the close names of every syntax that `plan`
+    accepts: trec_eval's, then, for a name in a peer's shape (`@`, `(`) or with no close
+    trec_eval name, the peers'. A close name is offered only if it is accepted, so a
+    refused name is never its own correction."""
     import difflib
 
     from irscore.engine.measures.peer_names import peer_examples
+    from irscore.engine.measures.requests import close_names
 
-    peer_shaped = "@" in name or "(" in name or "close names" not in str(err)
-    close = difflib.get_close_matches(name, peer_examples(), n=3, cutoff=0.6)
-    if not peer_shaped or not close:
-        return err
-    return MeasureError(
-        f"{err}; in ir_measures / ranx syntax: {', '.join(close)} "
-        "(irscore measures lists every name)"
-    )
+    trec = [c for c in close_names(name) if accepted(c, trec_eval, judgments)]
+    peers = difflib.get_close_matches(name, peer_examples(), n=3, cutoff=0.6)
+    peers = [c for c in peers if c != name and accepted(c, trec_eval, judgments)]
+    message = f"unknown measure {name!r}"
+    if trec:
+        message += f"; close names: {', '.join(trec)}"
+    if peers and ("@" in name or "(" in name or not trec):
+        message += f"; in ir_measures / ranx syntax: {', '.join(peers)}"
+        message += " (irscore measures lists every name)"
+    return MeasureError(message)
 
 
 def config_groups(config: dict[str, Any]) -> list[Group]:
-    """The groups of the config's `measures: names:` (ir_measures and ranx names, scored
-    beside the families under each convention, each under its peer's); a trec_eval name
-    there is an error, as its place is `families:` and the cut-offs."""
+    """The groups of the config's `measures: names:`, any name `plan` reads, scored beside
+    the families under each convention (a peer's under its peer's); what the workflow's
+    long table cannot hold (text, other judgments than a qrels) is an error."""
+    from irscore.engine.measures.requests import check_workflow_families
+
     names = list(config.get("names") or [])
     groups = plan(names) if names else []
-    trec = [g for g in groups if g.renames is None]
-    if trec:
-        raise MeasureError(
-            "measures: names: lists ir_measures and ranx names; trec_eval's go under "
-            "families: and their cut-offs"
-        )
+    for g in groups:
+        check_workflow_families(g.spec.families)
     return groups
 
 
 def _peer_groups(peers: Sequence[PeerName]) -> list[Group]:
-    """Peer names grouped by their convention; a family asked for with two parameter texts
-    that do not merge (two gain maps, two values of p) opens another group."""
+    """Peer names in a row grouped by their convention, in the order given: a name joins
+    the group before it when its convention is the same and its parameters merge (two
+    gain maps, two values of p do not), else opens another group."""
     requests: list[tuple[tuple, dict[str, list[str] | str | None], dict[str, list[str]]]] = []
     for peer in peers:
-        for changes, params, renames in requests:
+        for changes, params, renames in requests[-1:]:
             if changes == peer.changes and _merge(params, peer):
                 renames.setdefault(peer.printed, []).append(peer.name)
                 break
@@ -178,6 +223,31 @@ def rename(values: dict[str, Any], renames: dict[str, list[str]] | None) -> dict
     return out
 
 
+def narrow_values(values: dict[str, Any], families: dict[str, set[str]]) -> dict[str, Any]:
+    """{printed name: value} without the measures of narrowed families that were not asked
+    for by name (`narrowed` for a dict); an absent name is an error."""
+    if not families or not values:
+        return values
+    out = dict(values)
+    for family, wanted in families.items():
+        in_family = {m for m in values if m.startswith(family + "_")}
+        absent = sorted(wanted - in_family)
+        if absent:
+            raise _absent(absent[0], list(values))
+        for m in in_family - wanted:
+            del out[m]
+    return out
+
+
+def _absent(name: str, printed: list[str]) -> MeasureError:
+    """The error for a narrowed name its family does not print, with those it does."""
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(set(printed)), n=5, cutoff=0.6)
+    hint = f"; close names: {', '.join(close)}" if close else ""
+    return MeasureError(f"unknown measure {name!r}{hint}")
+
+
 def changed(convention: Any, changes: tuple[tuple[str, Any], ...]) -> Any:
     """The convention with a group's changes (its name kept: the rows are the user's)."""
     return convention.replace(**dict(changes)) if changes else convention
@@ -209,16 +279,12 @@ def narrowed(table: Any, families: dict[str, set[str]]) -> Any:
     name (`iprec_at_recall_0.50` keeps that one of its family); an absent name is an error."""
     if not families:
         return table
-    import difflib
-
     measure = table["measure"].astype(str)
     keep = measure == measure  # every row, until a narrowed family drops some
     for family, wanted in families.items():
         in_family = measure.str.startswith(family + "_")
         absent = sorted(wanted - set(measure[in_family]))
         if absent:
-            close = difflib.get_close_matches(absent[0], sorted(set(measure)), n=5, cutoff=0.6)
-            hint = f"; close names: {', '.join(close)}" if close else ""
-            raise MeasureError(f"unknown measure {absent[0]!r}{hint}")
+            raise _absent(absent[0], list(measure))
         keep &= ~in_family | measure.isin(wanted)
     return table[keep.to_numpy()].reset_index(drop=True)

@@ -92,18 +92,33 @@ class MeasureSpec:
 def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
     """A MeasureSpec from config: `families` (default: all irscore computes), cut-offs
     and parameters (`Rprec_mult: [0.5, 1.0]`, `utility: [1, -1, 0, 0]`, `set_F: 0.5`).
-    `names` (ir_measures and ranx names, scored beside: `groups.config_groups`) is
+    `names` (any names `groups.plan` reads, scored beside: `groups.config_groups`) is
     checked there, not part of this spec."""
     config = dict(config)
     config.pop("names", None)
     families = frozenset(config.pop("families", ALL_FAMILIES))
-    text = sorted((families | set(config)) & TEXT_FAMILIES)
+    check_workflow_families(families | set(config))
+    unknown = sorted(set(config) - set(PARAMETRISED))
+    if unknown:
+        raise MeasureError(f"measures: unknown key(s) {', '.join(unknown)}")
+    bad = sorted(families - IMPLEMENTED)
+    if bad:
+        raise MeasureError(f"measures: unknown or unimplemented famil(ies) {', '.join(bad)}")
+    params = {key: _parse_params(key, _param_text(value)) for key, value in config.items()}
+    return MeasureSpec(families=families, **params)
+
+
+def check_workflow_families(families: Iterable[str]) -> None:
+    """Refuse what the workflow's long table cannot score: text (relstring), and the
+    measures of other judgments than a qrels (preferences, judgment groups, subtopics)."""
+    families = set(families)
+    text = sorted(families & TEXT_FAMILIES)
     if text:
         raise MeasureError(
             f"measures: {', '.join(text)} is text, which a long table cannot hold "
             f"(irscore evaluate -q -m {text[0]} prints it)"
         )
-    other = sorted((families | set(config)) - JUDGMENTS["qrels"], key=list(FAMILIES).index)
+    other = sorted(families - JUDGMENTS["qrels"], key=list(FAMILIES).index)
     if other:
         need = FAMILIES[other[0]].judgments if other[0] in FAMILIES else None
         if need == "subtopics":
@@ -116,14 +131,6 @@ def spec_from_config(config: Mapping[str, Any]) -> MeasureSpec:
                 f"measures: {', '.join(other)} are computed from {need} judgments, not a "
                 f"qrels (irscore evaluate -R {'prefs' if need == 'prefs' else need})"
             )
-    unknown = sorted(set(config) - set(PARAMETRISED))
-    if unknown:
-        raise MeasureError(f"measures: unknown key(s) {', '.join(unknown)}")
-    bad = sorted(families - IMPLEMENTED)
-    if bad:
-        raise MeasureError(f"measures: unknown or unimplemented famil(ies) {', '.join(bad)}")
-    params = {key: _parse_params(key, _param_text(value)) for key, value in config.items()}
-    return MeasureSpec(families=families, **params)
 
 
 def _param_text(value: Any) -> str:
@@ -165,6 +172,11 @@ def parse_requests(
                 raise MeasureError(_unknown(name, request))
             raise MeasureError(f"measure not implemented: {name!r} (in -m {request!r})")
         families.add(name)
+        if not text and name in PARAMETRISED and PARAMETRISED[name].kind == "cut_gains":
+            raise MeasureError(
+                f"{name} takes a gain map and cut-offs: -m {name}.LEVEL=GAIN,...@CUTOFFS "
+                f"({name}.0=0,1=1,2=3@5,10)"
+            )
         if text:
             if name not in PARAMETRISED:
                 raise MeasureError(f"measure {name} takes no parameters (in -m {request})")
@@ -183,15 +195,18 @@ def parse_requests(
     return MeasureSpec(families=frozenset(families), **params), missing
 
 
-def parse_names(names: Sequence[str]) -> tuple[MeasureSpec, list[str], dict[str, set[str]]]:
+def parse_names(
+    names: Sequence[str], trec_eval: int = 9, judgments: str = "qrels"
+) -> tuple[MeasureSpec, list[str], dict[str, set[str]]]:
     """Measures named as trec_eval prints them (`P_10`, `iprec_at_recall_0.50`) or as
     -m requests them (`P.5,10`, `map`, `official`), as one MeasureSpec.
 
     A printed name with a cut-off is its family's request with that cut-off
     (`P_5` and `P_10` make `P.5,10`); any other printed name asks for its
     whole family, narrowed afterwards to the names given: the third value maps
-    such a family to them. The second is what `parse_requests` returns. An
-    unknown name is an error listing the close ones.
+    such a family to them. The second is what `parse_requests` returns (given
+    `trec_eval` and `judgments`). An unknown name is an error listing the close ones;
+    so is a name its family does not print (`P_10x`, `iprec_at_recall_0.55`).
     """
     requests: dict[str, list[str]] = {}  # request -> the cut-offs asked for
     whole: set[str] = set()
@@ -213,6 +228,8 @@ def parse_names(names: Sequence[str]) -> tuple[MeasureSpec, list[str], dict[str,
         cutoff = name[len(family) + 1 :]
         if family in CUTOFF_FAMILIES and cutoff.isdigit():
             requests.setdefault(family, []).append(cutoff)
+        elif name not in _default_names(family):
+            raise MeasureError(_unknown(name))
         else:
             requests.setdefault(family, [])
             narrowed.setdefault(family, set()).add(name)
@@ -220,21 +237,38 @@ def parse_names(names: Sequence[str]) -> tuple[MeasureSpec, list[str], dict[str,
         f"{request}.{','.join(dict.fromkeys(cutoffs))}" if cutoffs else request
         for request, cutoffs in requests.items()
     ]
-    spec, missing = parse_requests(texts)
+    spec, missing = parse_requests(texts, trec_eval, judgments)
     return spec, missing, {f: keep for f, keep in narrowed.items() if f not in whole}
 
 
+def _default_names(family: str) -> set[str]:
+    """The names a family of recall levels or multiples of R prints under its defaults
+    (`iprec_at_recall_0.50`), as trec_eval names them (`%s_%3.2f`, cut short)."""
+    params = PARAMETRISED.get(family)
+    if params is None or params.kind not in ("levels", "multiples"):
+        return set()
+    return {f"{family}_{value:3.2f}"[: len(family) + 9] for value in params.default}
+
+
 def _unknown(name: str, request: str | None = None) -> str:
-    """The error for a measure name irscore does not know, with the close names; a -m
-    `request` is quoted whole (`RBP(p=0.8)`, not the part before its dot)."""
+    """The error for a measure name trec_eval's readers do not know (`groups.plan` adds
+    the close names it accepts); a -m `request` is quoted whole (`RBP(p=0.8)`, not the
+    part before its dot)."""
+    return f"unknown measure {(request or name)!r}"
+
+
+def close_names(name: str) -> list[str]:
+    """trec_eval's names close to `name` (or to a request's family): families, nicknames
+    and printed names at the default cut-offs, never `name` itself."""
+    import difflib  # only for a name that is not known
+
     known = sorted(IMPLEMENTED | set(NICKNAMES)) + [
         f"{family}_{k}" for family in CUTOFF_FAMILIES for k in DEFAULT_CUTOFFS
     ]
-    import difflib  # only for a name that is not known
-
-    close = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
-    hint = f"; close names: {', '.join(close)}" if close else ""
-    return f"unknown measure {(request or name)!r}{hint}"
+    head = name.partition(".")[0]  # a request's family (`ndcg_cutt.10`)
+    close = difflib.get_close_matches(head, known, n=6, cutoff=0.6) if head != name else []
+    close += difflib.get_close_matches(name, known, n=6, cutoff=0.6)
+    return [c for c in dict.fromkeys(close) if c != name][:5]
 
 
 def _parse_params(name: str, text: str) -> Any:

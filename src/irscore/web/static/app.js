@@ -11,7 +11,7 @@ const FIELDS = {
   tie_break: 'docno_desc', ties: 'ordered', score_precision: 'float32', gain: 'linear',
   interpolation: 'trec_eval9', grades_map: 'raw', duplicates: 'error', no_relevant_topics: 'zero',
   compat: '',
-  metric: 'map', B: '', seed: '0', alpha: '0.05',
+  metric: 'map', B: '', seed: '0', alpha: '0.05', correction: 'holm',
   mode: 'grades', grades: '3,2,3,0,1,2', extra: '', ek: '', topic: '', er: 'a',
   method: 'team_draft', clicks: 'perfect', imps: '10000', ilen: '10', iseed: '0',
 };
@@ -511,7 +511,22 @@ function refreshCompare() {
   showError('err-compare', null);
   if (needsB('err-compare')) return Promise.resolve();
   const request = { ...inputs(), metric: $('metric').value, B: $('B').value,
-    seed: $('seed').value, alpha: $('alpha').value };
+    seed: $('seed').value, alpha: $('alpha').value, correction: $('correction').value };
+  return checkMeasure($('metric').value).then((checked) => {
+    if (checked.error) {
+      showError('err-compare', checked.error);
+      return undefined;
+    }
+    return showCompare(request);
+  });
+}
+
+// the measure box's name, checked by the server as the command line's -m reads it
+async function checkMeasure(name) {
+  return (await fetch(`/api/measure?metric=${encodeURIComponent(name)}`)).json();
+}
+
+function showCompare(request) {
   return runTab('compare', 'compare', request, (reply) => {
     if (reply.error) {
       showError('err-compare', reply.error);
@@ -526,7 +541,8 @@ function refreshCompare() {
       cell(row, fixed(t.mean_a), true);
       cell(row, fixed(t.mean_b), true);
       cell(row, (t.diff > 0 ? '+' : '') + t.diff.toFixed(4), true);
-      cell(row, String(Number(Number(t.p).toPrecision(4))), true); // as the CLI's %.4g
+      cell(row, String(Number(Number(t.p).toPrecision(4))), true, 'extra'); // the CLI's %.4g
+      cell(row, String(Number(Number(t.p_adjusted).toPrecision(4))), true);
       cell(row, t.ci_low === null ? '' : `[${t.ci_low.toFixed(4)}, ${t.ci_high.toFixed(4)}]`,
         false, 'extra');
       cell(row, t.significant ? 'yes' : 'no');
@@ -538,6 +554,8 @@ function refreshCompare() {
       `${$('metric').value}, B − A`);
     drawScatter($('scatter'), common.map((t) => [a.get(t), b.get(t)]), runName('a'), runName('b'));
     $('compare-chart').src = svgData(reply.ok.svg);
+    $('compare-correction').textContent = reply.ok.correction
+      ? `sig.: after the correction, p adjusted: ${reply.ok.correction}` : '';
     $('compare-text').textContent = reply.ok.text;
     $('compare-command').textContent = reply.ok.command;
   }, 'compare');
@@ -757,7 +775,7 @@ function wire() {
   const groups = {
     metrics: ['na', 'nb', 'k', 'rl', 'gmax', 'M', 'c', 'J', ...CONVENTION, 'grades_map'],
     ranking: ['mode', 'grades', 'extra', 'ek', 'topic', 'er'],
-    compare: ['metric', 'B', 'seed', 'alpha'],
+    compare: ['metric', 'B', 'seed', 'alpha', 'correction'],
     interleave: ['method', 'clicks', 'imps', 'ilen', 'iseed'],
   };
   for (const [group, names] of Object.entries(groups)) {

@@ -1,0 +1,45 @@
+"""One statistics story: the page's Compare marks significance after the correction
+`irscore compare` applies by default (holm), and both say which correction it is."""
+
+from __future__ import annotations
+
+import io
+import re
+from contextlib import redirect_stderr, redirect_stdout
+
+from irscore.cli import main
+from irscore.web import presets, worker
+
+DATA = presets.PRESETS["interleave"]["data"]
+
+
+def cli(*argv: str) -> str:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        assert main(list(argv)) == 0, err.getvalue()
+    return out.getvalue()
+
+
+def test_the_page_applies_compare_s_default_correction_and_says_which(tmp_path):
+    done = worker.run("compare", {**DATA, "metric": "P_10", "B": "200"})["ok"]
+    assert "--correction=holm" in done["command"]
+    for name, key in (("qrels", "qrels"), ("run_a", "a"), ("run_b", "b")):
+        (tmp_path / name).write_text(DATA[key])
+    paths = [str(tmp_path / name) for name in ("qrels", "run_a", "run_b")]
+    text = cli("compare", "-m", "P_10", "--B", "200", *paths)  # the CLI's defaults
+    said = re.search(r"^p adjusted: (.*)$", text, re.M)[1]
+    assert (
+        done["correction"] == said == "Holm over each test's 1 p-value, one per measure; alpha 0.05"
+    )
+    marks = [t["significant"] for t in done["tests"]]
+    assert marks == [t["p_adjusted"] < 0.05 for t in done["tests"]]
+
+
+def test_the_page_s_correction_can_be_chosen():
+    done = worker.run("compare", {**DATA, "metric": "map", "B": "200", "correction": "none"})
+    assert done["ok"]["correction"] == "none, each p-value as its test gives it; alpha 0.05"
+    refused = worker.run("compare", {**DATA, "metric": "map", "correction": "sidak"})
+    assert (
+        "correction: 'sidak' is not one of holm, bonferroni, bh, none"
+        in refused["error"]["message"]
+    )
