@@ -6,11 +6,18 @@ from __future__ import annotations
 import io
 import re
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 from irscore.cli import main
 from irscore.web import presets, worker
 
 DATA = presets.PRESETS["interleave"]["data"]
+
+
+def page(kind: str, request: dict, folder: Path) -> dict:
+    """The page's job on `request`, its inputs written into `folder` as the server does."""
+    folder.mkdir()
+    return worker.run(kind, worker.write_inputs(request, folder), folder)
 
 
 def cli(*argv: str) -> str:
@@ -21,7 +28,7 @@ def cli(*argv: str) -> str:
 
 
 def test_the_page_applies_compare_s_default_correction_and_says_which(tmp_path):
-    done = worker.run("compare", {**DATA, "metric": "P_10", "B": "200"})["ok"]
+    done = page("compare", {**DATA, "metric": "P_10", "B": "200"}, tmp_path / "job")["ok"]
     assert "--correction=holm" in done["command"]
     for name, key in (("qrels", "qrels"), ("run_a", "a"), ("run_b", "b")):
         (tmp_path / name).write_text(DATA[key])
@@ -35,10 +42,12 @@ def test_the_page_applies_compare_s_default_correction_and_says_which(tmp_path):
     assert marks == [t["p_adjusted"] < 0.05 for t in done["tests"]]
 
 
-def test_the_page_s_correction_can_be_chosen():
-    done = worker.run("compare", {**DATA, "metric": "map", "B": "200", "correction": "none"})
+def test_the_page_s_correction_can_be_chosen(tmp_path):
+    done = page(
+        "compare", {**DATA, "metric": "map", "B": "200", "correction": "none"}, tmp_path / "a"
+    )
     assert done["ok"]["correction"] == "none, each p-value as its test gives it; alpha 0.05"
-    refused = worker.run("compare", {**DATA, "metric": "map", "correction": "sidak"})
+    refused = page("compare", {**DATA, "metric": "map", "correction": "sidak"}, tmp_path / "b")
     assert (
         "correction: 'sidak' is not one of holm, bonferroni, bh, none"
         in refused["error"]["message"]
