@@ -124,6 +124,9 @@ def run_frame(run: RunInput, what: str = "run") -> pd.DataFrame:
 
 def irds_qrels(dataset_id: str) -> pd.DataFrame:
     """The qrels of an ir_datasets dataset (it downloads them unless they are cached)."""
+    from irscore.engine.extras import require
+
+    require("workflow", f"irds:{dataset_id}", ["ir_datasets"])
     import ir_datasets
 
     try:
