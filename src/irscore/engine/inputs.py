@@ -394,9 +394,10 @@ _SAMPLE = 1 << 16
 
 
 def _arrow_strings(dtype: Any) -> bool:
-    """True for pandas' Arrow-backed string dtypes (pandas 3's default `str` among them)."""
+    """True for pandas' Arrow-backed string dtypes (pandas 3's default `str` among them;
+    pandas 2.2 calls that one's storage "pyarrow_numpy")."""
     if isinstance(dtype, pd.StringDtype):
-        return dtype.storage == "pyarrow"
+        return dtype.storage in ("pyarrow", "pyarrow_numpy")
     return isinstance(dtype, pd.ArrowDtype) and (
         pa.types.is_string(dtype.pyarrow_dtype) or pa.types.is_large_string(dtype.pyarrow_dtype)
     )
