@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml $(LOCK)
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet --no-deps -r $(LOCK)
-	$(VENV)/bin/pip install --quiet --no-deps -e '.[dev]'
+	$(VENV)/bin/pip install --quiet --no-deps -e .
 	@# Bytecode now, as a pip-installed package has it: where PYTHONDONTWRITEBYTECODE
 	@# is set, every irscore process would otherwise compile its modules at start.
 	$(VENV)/bin/python -m compileall -q src/irscore

@@ -118,7 +118,7 @@ def test_the_makefile_installs_the_lock_then_irscore_without_resolving(tmp_path,
     installs = [line for line in plan if " install " in line and "--upgrade pip" not in line]
     assert installs == [
         ".venv/bin/pip install --quiet --no-deps -r requirements.lock",
-        ".venv/bin/pip install --quiet --no-deps -e '.[dev]'",
+        ".venv/bin/pip install --quiet --no-deps -e .",
     ]
     (tmp_path / ".venv").mkdir()
     (tmp_path / ".venv" / ".installed").touch()
