@@ -1,6 +1,6 @@
 # Two entry points: `make results` regenerates every reported number,
 # `make test` runs the test suite. Both bootstrap .venv when it is missing
-# or older than pyproject.toml.
+# or older than pyproject.toml or requirements.lock.
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
@@ -11,10 +11,16 @@ export CRANFIELD_DIR
 
 .PHONY: results test report lint clean
 
-$(STAMP): pyproject.toml
+LOCK := requirements.lock
+
+# The lock's exact versions (every extra and dev's tools), then irscore itself without
+# resolving again: the same versions on every machine, so the same bytes in results/.
+# requirements.lock is `uv pip compile`'s (its first lines say how to regenerate it).
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	$(VENV)/bin/pip install --quiet --no-deps -r $(LOCK)
+	$(VENV)/bin/pip install --quiet --no-deps -e .
 	@# Bytecode now, as a pip-installed package has it: where PYTHONDONTWRITEBYTECODE
 	@# is set, every irscore process would otherwise compile its modules at start.
 	$(VENV)/bin/python -m compileall -q src/irscore

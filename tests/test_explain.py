@@ -121,7 +121,9 @@ def _evaluate(qrels_path, run_path, *flags) -> dict[str, float]:
         argv += ["-m", request]
     with redirect_stdout(out), redirect_stderr(err):
         assert main([*argv, str(qrels_path), str(run_path)]) == 0, err.getvalue()
-    table = pd.read_csv(io.StringIO(out.getvalue()), sep="\t", dtype={"topic": str})
+    # round_trip: pandas 2.2's default parser can read a 17-digit value one ulp off
+    text = io.StringIO(out.getvalue())
+    table = pd.read_csv(text, sep="\t", dtype={"topic": str}, float_precision="round_trip")
     return dict(zip(table["measure"], table["value"], strict=True))
 
 

@@ -408,7 +408,8 @@ def audit(
     tests: str | Sequence[str] = "t",
     measures: str | Sequence[str] = (),
 ) -> AuditResult:
-    """What every convention does to your runs: `irscore audit` from Python.
+    """What every convention does to your runs: `irscore audit` from Python (its figures
+    need the report extra, `pip install 'irscore[report]'`: else MissingExtra).
 
     Scores the runs under the convention grid (default: the spec's grid, as the
     command line uses; or a mapping name -> changed fields) and writes the
@@ -435,6 +436,9 @@ def audit(
     >>> dict(zip(rows["run"], zip(rows["reference"].round(4), rows["mean"].round(4))))
     {'x': (0.7917, 0.9167), 'y': (0.5417, 0.5417)}
     """
+    from irscore.engine.extras import require
+
+    require("report", "irscore.audit")  # its figures: matplotlib
     from irscore.report.own_runs import audit_runs
 
     chosen = _tests(tests)

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, NoReturn
 
-from irscore.engine import errors
+from irscore.engine import errors, extras
 from irscore.engine.conventions import CHOICES, COMPAT, Convention
 
 if TYPE_CHECKING:
@@ -292,6 +292,14 @@ def execute(
         message = str(err).splitlines()[0] if str(err) else type(err).__name__
         print(f"irscore: error: {message}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as err:  # an optional extra's module: say which extra
+        extra = extras.extra_of(err.name)
+        if extra is None:
+            raise
+        said = str(err) if isinstance(err, extras.MissingExtra) else None
+        said = said or extras.message(f"irscore {args.command}", extra, err.name)
+        print(f"irscore: error: {said}", file=sys.stderr)
+        return 2
     return write_stdout(text)
 
 
@@ -349,7 +357,9 @@ def silence_stdout() -> None:
 
 def matplotlib_config_dir() -> None:
     """Give matplotlib a writable cache folder before it loads, so an unwritable HOME
-    costs no warning on stderr; left alone when MPLCONFIGDIR is set or HOME works."""
+    costs no warning on stderr; left alone when MPLCONFIGDIR is set or HOME works.
+    Without the report extra (matplotlib), MissingExtra: before any work is done."""
+    extras.require("report", "drawing plots")
     if "MPLCONFIGDIR" in os.environ:
         return
     from pathlib import Path  # here: the small-file path of `evaluate` never needs it

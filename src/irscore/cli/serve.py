@@ -41,6 +41,9 @@ def run(args: argparse.Namespace) -> str:
         raise UsageError(f"--max-upload {args.max_upload:g}: give a positive number of MB")
     import socket
 
+    from irscore.engine.extras import require
+
+    require("web", "irscore serve")
     import uvicorn
 
     from irscore.web.app import Config, create_app, read_start_files

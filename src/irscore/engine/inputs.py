@@ -124,6 +124,9 @@ def run_frame(run: RunInput, what: str = "run") -> pd.DataFrame:
 
 def irds_qrels(dataset_id: str) -> pd.DataFrame:
     """The qrels of an ir_datasets dataset (it downloads them unless they are cached)."""
+    from irscore.engine.extras import require
+
+    require("workflow", f"irds:{dataset_id}", ["ir_datasets"])
     import ir_datasets
 
     try:
@@ -391,9 +394,10 @@ _SAMPLE = 1 << 16
 
 
 def _arrow_strings(dtype: Any) -> bool:
-    """True for pandas' Arrow-backed string dtypes (pandas 3's default `str` among them)."""
+    """True for pandas' Arrow-backed string dtypes (pandas 3's default `str` among them;
+    pandas 2.2 calls that one's storage "pyarrow_numpy")."""
     if isinstance(dtype, pd.StringDtype):
-        return dtype.storage == "pyarrow"
+        return dtype.storage in ("pyarrow", "pyarrow_numpy")
     return isinstance(dtype, pd.ArrowDtype) and (
         pa.types.is_string(dtype.pyarrow_dtype) or pa.types.is_large_string(dtype.pyarrow_dtype)
     )
