@@ -46,9 +46,10 @@ def _installs(extra: str) -> set[str]:
 
 
 def _lower_bounds() -> dict[str, str]:
-    """{name: lowest version} of the core, from pyproject.toml (each a single `>=`)."""
+    """{name: lowest version} of the core and the stats extra, from pyproject.toml (each a
+    single `>=`): the bounds CI tests."""
     bounds = {}
-    for requirement in map(Requirement, PROJECT["dependencies"]):
+    for requirement in map(Requirement, [*PROJECT["dependencies"], *EXTRAS["stats"]]):
         (spec,) = requirement.specifier
         assert spec.operator == ">="
         bounds[requirement.name] = spec.version
@@ -78,7 +79,14 @@ def test_the_install_page_lists_each_extras_packages():
     for extra in ("report", "workflow", "web"):
         listed = {canonicalize_name(name) for name in rows[extra][2].split(", ")}
         assert listed == _direct(extra), extra
-        assert ("includes `report`" in rows[extra][1]) == ("irscore[report]" in EXTRAS[extra])
+        included = {
+            name
+            for text in EXTRAS[extra]
+            if canonicalize_name(Requirement(text).name) == "irscore"
+            for name in Requirement(text).extras
+        }
+        said = re.search(r"includes (`\w+`(?: and `\w+`)?)", rows[extra][1])
+        assert set(re.findall(r"`(\w+)`", said[1]) if said else []) == included, extra
 
 
 def test_the_install_page_renews_the_lock_as_its_header_says():
@@ -99,7 +107,7 @@ def test_the_lower_bounds_said_are_pyprojects_and_ci_builds_them():
     install = " ".join(page("install.md").split())
     for name, version in bounds.items():
         assert f"{name} {version}" in install
-    assert "--resolution lowest-direct -e ." in LOWER
+    assert "--resolution lowest-direct -e '.[stats]'" in LOWER
     assert "Version(have) == Version(bound.version)" in LOWER  # the versions are checked
 
 

@@ -1,8 +1,8 @@
-"""The core and its extras (pyproject.toml): `import irscore`, `irscore evaluate`, `compare`
-and the API's evaluate load no module of an extra; a command or function whose extra is
-missing says in one line which one to install (exit 2, no traceback, nothing written);
-irscore.engine.extras names the packages pyproject.toml's extras install, and no core
-dependency brings one of them."""
+"""The core and its extras (pyproject.toml): `import irscore`, `irscore evaluate` and the
+API's evaluate load no module of an extra, `compare` only the stats extra's; a command or
+function whose extra is missing says in one line which one to install (exit 2, no
+traceback, nothing written); irscore.engine.extras names the packages pyproject.toml's
+extras install, and no core dependency brings one of them."""
 
 from __future__ import annotations
 
@@ -47,18 +47,19 @@ with contextlib.redirect_stdout(io.StringIO()):
     after["evaluate"] = loaded()
     assert main(["evaluate", "-q", "-J", "-m", "all_trec", "{QRELS}", "{RUN}"]) == 0  # engine
     after["evaluate -J"] = loaded()
-    assert main(["compare", "{QRELS}", "{RUN}", "{OTHER}", "--test", "all"]) == 0
-    after["compare"] = loaded()
 irscore.evaluate("{QRELS}", "{RUN}")
 after["irscore.evaluate"] = loaded()
+with contextlib.redirect_stdout(io.StringIO()):  # last: it loads scipy for the rest
+    assert main(["compare", "{QRELS}", "{RUN}", "{OTHER}", "--test", "all"]) == 0
+    after["compare"] = sorted({{m.partition(".")[0] for m in loaded()}})
 print(json.dumps(after))
 """
     done = _python(code)
     assert done.returncode == 0, done.stderr
     after = json.loads(done.stdout)
-    steps = ["import irscore", "evaluate", "evaluate -J", "compare", "irscore.evaluate"]
+    steps = ["import irscore", "evaluate", "evaluate -J", "irscore.evaluate", "compare"]
     assert list(after) == steps
-    assert after == {step: [] for step in steps}, after
+    assert after == {step: [] for step in steps} | {"compare": ["scipy"]}, after
 
 
 def _without(extra: str, call: str) -> subprocess.CompletedProcess:
@@ -101,6 +102,26 @@ def test_plots_without_the_report_extra_name_it_and_write_nothing(tmp_path, argv
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", str(QRELS), str(RUN), str(OTHER)],
+        ["interleave", str(QRELS), str(RUN), str(OTHER), "--log", "OUT"],
+        ["audit", str(QRELS), str(RUN), "--out", "OUT"],
+    ],
+    ids=["compare", "interleave", "audit"],
+)
+def test_the_paired_tests_without_the_stats_extra_name_it_and_write_nothing(tmp_path, argv):
+    out = tmp_path / "out"
+    done = _without("stats", _command([arg.replace("OUT", str(out)) for arg in argv]))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"irscore: error: irscore {argv[0]} needs irscore's stats extra (scipy is not "
+        "installed): pip install 'irscore[stats]'\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_api_raises_missing_extra_naming_it():
     code = f"""
 import irscore
@@ -114,6 +135,18 @@ except ImportError as error:
     assert done.stdout == (
         "MissingExtra irscore.audit needs irscore's report extra (matplotlib is not "
         "installed): pip install 'irscore[report]'\n"
+    ), done.stderr
+    code = f"""
+import irscore
+try:
+    irscore.compare("{QRELS}", "{RUN}", "{OTHER}")
+except ImportError as error:
+    print(type(error).__name__, error)
+"""
+    done = _without("stats", code)
+    assert done.stdout == (
+        "MissingExtra irscore.compare needs irscore's stats extra (scipy is not "
+        "installed): pip install 'irscore[stats]'\n"
     ), done.stderr
     code = 'import irscore\ntry:\n    irscore.evaluate("irds:cranfield", "{RUN}")\n'
     code += "except ImportError as error:\n    print(error)\n"
@@ -178,5 +211,5 @@ def test_each_extras_modules_are_installed_by_that_extra_and_never_by_the_core()
             (distribution,) = {canonicalize_name(d) for d in providers[module]}
             assert distribution in installs, f"{module}: {distribution} is not in [{extra}]"
             assert distribution not in core, f"the core brings {distribution} ({module})"
-    # `pip install irscore` at the locked versions: the four libraries and pandas' two
-    assert core == {"numpy", "pandas", "pyarrow", "scipy", "python-dateutil", "tzdata"}
+    # `pip install irscore` at the locked versions: the three libraries and pandas' two
+    assert core == {"numpy", "pandas", "pyarrow", "python-dateutil", "tzdata"}

@@ -103,8 +103,8 @@ def test_the_lock_is_whole_and_is_what_the_suite_runs_on():
 
 def test_all_is_every_extra_and_dev_has_all():
     optional = PROJECT["optional-dependencies"]
-    assert optional["all"] == ["irscore[workflow,report,web]"]
-    assert set(optional) == {"report", "workflow", "web", "all", "dev"}
+    assert optional["all"] == ["irscore[workflow,report,stats,web]"]
+    assert set(optional) == {"report", "stats", "workflow", "web", "all", "dev"}
     assert "irscore[all]" in optional["dev"]
 
 

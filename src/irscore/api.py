@@ -307,6 +307,9 @@ def compare(
     >>> table.attrs["correction"]
     "Holm over the paired t-test's 1 p-value, one per measure"
     """
+    from irscore.engine.extras import require
+
+    require("stats", "irscore.compare")  # the paired tests: scipy
     from irscore.analysis import comparison
     from irscore.analysis.audit import correction_scope
 
@@ -439,6 +442,7 @@ def audit(
     from irscore.engine.extras import require
 
     require("report", "irscore.audit")  # its figures: matplotlib
+    require("stats", "irscore.audit")  # its tests and rank correlations: scipy
     from irscore.report.own_runs import audit_runs
 
     chosen = _tests(tests)

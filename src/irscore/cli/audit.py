@@ -6,6 +6,7 @@ import argparse
 
 from irscore.cli.common import check_alpha, matplotlib_config_dir
 from irscore.cli.compare import TESTS
+from irscore.engine import extras
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -49,6 +50,7 @@ def run(args: argparse.Namespace) -> str:
     new temporary folder (kept), which the summary's last line names."""
     check_alpha(args.alpha)
     matplotlib_config_dir()
+    extras.require("stats", "irscore audit")
     from irscore.report.own_runs import audit_files
 
     tests = TESTS if args.test == "all" else (args.test,)

@@ -15,6 +15,7 @@ from irscore.cli.common import (
     note_not_computed,
     read_inputs,
 )
+from irscore.engine import extras
 from irscore.engine.naming import run_names
 
 # irscore.analysis.stats.TESTS and CORRECTIONS, spelled out so that the parser does not load
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> str:
     """The detailed tests or the systems table, with the input checks above the text."""
     import json
 
+    extras.require("stats", "irscore compare")
     from irscore.analysis import systems_table
     from irscore.analysis.comparison import DEFAULT_MEASURES, paired, score_groups
     from irscore.engine import trec

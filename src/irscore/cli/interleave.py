@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from irscore.cli.common import UsageError, check_alpha, matplotlib_config_dir
+from irscore.engine import extras
 from irscore.engine.naming import run_names
 
 # irscore.workbench.interleave's METHODS and CLICK_MODELS, spelled out so that the parser does
@@ -45,6 +46,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> str:
     """The verdict; the log and the figure go to their files."""
+    extras.require("stats", "irscore interleave")
     from irscore.engine import trec
     from irscore.workbench import interleave
 

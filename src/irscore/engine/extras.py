@@ -12,6 +12,7 @@ from collections.abc import Sequence
 # that pyproject.toml's extras agree.
 MODULES = {
     "report": ("matplotlib", "yaml"),
+    "stats": ("scipy",),
     "workflow": (
         "snakemake",
         "ir_datasets",
