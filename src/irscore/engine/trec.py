@@ -415,13 +415,13 @@ class _Parser:
         skipped = SkippedLines.joined(self.skipped)
         if self.tables:
             raw = combine(self.tables)
-        else:
+        else:  # no record: empty columns (`pa.nulls`: `pa.array([])` would load pandas)
             raw = pa.table(
                 {
                     field_name(layout, i): (
                         as_arrow(np.zeros(0))
                         if column in ("rank", "score")
-                        else pa.array([], pa.string() if column == "docno" else LABEL)
+                        else pa.nulls(0, pa.string() if column == "docno" else LABEL)
                     )
                     for i, column in enumerate(layout.columns)
                 }
