@@ -70,10 +70,13 @@ def entry() -> NoReturn:
         code = main()
     except SystemExit as done:  # argparse: --help, --version, a usage error (int codes)
         code = done.code or 0
-    except (KeyboardInterrupt, endings.Terminated, MemoryError) as stopped:
+    except BaseException as stopped:
+        ending = endings.ending(stopped)
+        if ending is None:
+            raise
         endings.hold_termination()  # a second signal cannot cut the line short
         common.silence_stdout()
-        line, code = endings.ending(stopped)
+        line, code = ending
         print(line, file=sys.stderr)
     if sys.getprofile() or sys.gettrace():  # a profiler or coverage reports at exit
         sys.exit(code)

@@ -10,6 +10,7 @@ runs: forked children are ended and waited for, temporary files closed (removed)
 from __future__ import annotations
 
 import signal
+import sys
 
 from irscore.engine.forked import ENDING
 
@@ -51,7 +52,23 @@ def ending(error: BaseException) -> tuple[str, int] | None:
         return f"irscore: terminated ({signal.Signals(error.signum).name})", 128 + error.signum
     if isinstance(error, MemoryError):  # numpy's _ArrayMemoryError, Arrow's ArrowMemoryError
         return f"irscore: error: {OUT_OF_MEMORY}", 2
+    if _no_thread(error):
+        return f"irscore: error: {OUT_OF_MEMORY} (a thread could not start)", 2
     return None
+
+
+def _no_thread(error: BaseException) -> bool:
+    """True when Python or Arrow could not start a thread (no memory for its stack, or
+    the limit on processes reached)."""
+    text = str(error)
+    if isinstance(error, RuntimeError) and text == "can't start new thread":
+        return True
+    arrow = sys.modules.get("pyarrow")
+    return (
+        arrow is not None
+        and isinstance(error, arrow.ArrowException)
+        and "Failed to launch worker thread" in text
+    )
 
 
 def hold_termination() -> None:
