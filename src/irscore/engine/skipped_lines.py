@@ -12,7 +12,9 @@ import numpy as np
 from irscore.engine import streams
 
 # Bytes that make a line blank when it holds nothing else (the careful reader's split).
+_SPACE = b" \t\r\n\f\v"
 BLANK = re.compile(rb"[ \t\r\n\f\v]*")
+TAIL = 4096  # bytes at a block's end looked at first for blank lines
 
 
 class SkippedLines:
@@ -88,8 +90,12 @@ def blank_prefix(block: bytes, start: int) -> tuple[int, int]:
 
 def blank_suffix(block: bytes, start: int) -> int:
     """Where the blank lines at the end of `block[start:]` begin (`len(block)`: none): the
-    end of its last line that is not blank."""
-    kept = len(block[start:].rstrip(b" \t\r\n\f\v")) + start
+    end of its last line that is not blank. The last bytes are looked at first, so a
+    block that ends with a record costs no copy of itself."""
+    tail = max(start, len(block) - TAIL)
+    kept = len(block[tail:].rstrip(_SPACE)) + tail
+    if kept == tail:  # blank as far as the tail goes: look at the whole
+        kept = len(block[start:].rstrip(_SPACE)) + start
     if kept == start:
         return start
     end = block.find(b"\n", kept)
