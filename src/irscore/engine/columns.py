@@ -116,7 +116,7 @@ def _union(dictionaries: list[pa.Array]) -> tuple[np.ndarray, pa.Array]:
     first seen: (each label's code, the union). One block's is its own union."""
     if len(dictionaries) == 1:
         return np.arange(len(dictionaries[0])), dictionaries[0]
-    labels = pa.concat_arrays(dictionaries)
+    labels = _concat_strings(list(dictionaries))  # Arrow's concat_arrays crashed out of memory
     coded = string_arrays.first_seen_distinct(labels)
     if coded is not None:
         return coded
