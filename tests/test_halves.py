@@ -182,10 +182,19 @@ def children(pid: int) -> list[int]:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
 @pytest.mark.parametrize("group", [True, False], ids=["terminal", "parent only"])
-def test_ctrl_c_while_both_halves_score(tmp_path, group):
-    """Ctrl-C once the child is scoring its half (to the whole process group, as a
-    terminal sends it, or to the command alone): one line, status 130, no child left,
-    and nothing left in the temporary folder."""
+@pytest.mark.parametrize(
+    ("signum", "line"),
+    [
+        (signal.SIGINT, b"irscore: interrupted\n"),
+        (signal.SIGTERM, b"irscore: terminated (SIGTERM)\n"),
+        (signal.SIGHUP, b"irscore: terminated (SIGHUP)\n"),
+    ],
+    ids=["INT", "TERM", "HUP"],
+)
+def test_a_signal_while_both_halves_score(tmp_path, group, signum, line):
+    """Ctrl-C, SIGTERM or SIGHUP once the child is scoring its half (to the whole process
+    group, as a terminal sends them, or to the command alone): one line, status 128 +
+    the signal, no child left, and nothing left in the temporary folder."""
     qrels, run = tmp_path / "q", tmp_path / "r"
     qrels.write_text("".join(f"{t} 0 d{t} {t % 2}\n" for t in range(100_000)))
     run.write_text("".join(f"{t} Q0 d{t} 1 {t % 7}.5 x\n" for t in range(100_000)))
@@ -207,10 +216,10 @@ def test_ctrl_c_while_both_halves_score(tmp_path, group):
         time.sleep(0.01)
     assert child, "the command forked no child (or ended first)"
     if group:
-        os.killpg(process.pid, signal.SIGINT)
+        os.killpg(process.pid, signum)
     else:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
     out, err = process.communicate(timeout=60)
-    assert (process.returncode, out, err) == (130, b"", b"irscore: interrupted\n")
+    assert (process.returncode, out, err) == (128 + signum, b"", line)
     assert not Path(f"/proc/{child[0]}").exists()
     assert list(scratch.iterdir()) == []

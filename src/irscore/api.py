@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from irscore.engine import argument_types as check
 from irscore.engine.arguments import (
     changed_grid,
     conventions,
@@ -76,6 +77,9 @@ def evaluate(
     from irscore.engine.long_table import concat_long
     from irscore.engine.subtopics import for_request
 
+    check.names("measures", measures, "measure name")
+    check.conventions("convention", convention)
+    check.flag("per_topic", per_topic)
     groups = measure_groups(measures)
     grid = conventions(convention)
     from irscore.engine import threads
@@ -148,6 +152,9 @@ TopicValue(topic='q2', measure='recip_rank', value=1.0)]
     from irscore.engine.measures.registry import has_topic_rows
     from irscore.engine.prepare import chunk_makers
 
+    check.names("measures", measures, "measure name")
+    check.conventions("convention", convention, several=False)
+    check.whole("rows", rows, least=1)
     groups = measure_groups(measures)
     if len(groups) != 1:
         raise ValueError(
@@ -222,7 +229,7 @@ def _streamed(qrels, results, c: Convention, rows: int, scored) -> Iterator[Topi
             yield from scored(prepare(part, frame))
 
     for row, result in enumerate(results):
-        fields = tuple(result)
+        fields = tuple(result) if isinstance(result, Iterable) else ()
         if len(fields) != 3:
             raise InputError(f"results row {row}: expected (qid, docno, score), got {result!r}")
         topic = str(fields[0])
@@ -253,6 +260,7 @@ def write_run(path: str | os.PathLike, run: RunInput) -> None:
     (q_id, doc_id, score, rank, tag), anything else as a TREC run; atomically."""
     from irscore.engine import run_files, trec
 
+    check.path("path", path)
     (frame,) = runs_input(run).values()
     if Path(path).suffix.lower() in (".json", ".parquet", ".parq"):
         run_files.write(path, frame)
@@ -323,6 +331,17 @@ def compare(
             stacklevel=2,
         )
         measures = measure
+    check.run("run_a", run_a, several=True)
+    check.run("run_b", run_b, none=True)
+    check.names("measures", measures, "measure name")
+    check.names("tests", tests, "test name")
+    check.conventions("convention", convention, several=False)
+    check.whole("B", B, least=1, none=True)
+    check.whole("seed", seed)
+    check.share("alpha", alpha)
+    check.text("correction", correction)
+    check.text("baseline", baseline, none=True)
+    check.flag("all_pairs", all_pairs)
     groups = measure_groups(measures if measures is not None else comparison.DEFAULT_MEASURES)
     grid = conventions(convention)
     if len(grid) != 1:
@@ -445,6 +464,14 @@ def audit(
     require("stats", "irscore.audit")  # its tests and rank correlations: scipy
     from irscore.report.own_runs import audit_runs
 
+    check.runs("runs", runs)
+    check.path("out", out, none=True)
+    check.mapping("convention", convention, none=True)
+    check.whole("B", B, least=1)
+    check.whole("seed", seed)
+    check.share("alpha", alpha)
+    check.names("tests", tests, "test name")
+    check.names("measures", measures, "measure name")
     chosen = _tests(tests)
     grid = dict(DEFAULT_GRID if convention is None else convention)
     if not isinstance(runs, Mapping):

@@ -6,7 +6,8 @@ so `irscore --help` and `irscore --version` start at once. Errors (unknown
 measure or option value, malformed or empty input, duplicate document, an
 output that cannot be written whole) print one line to stderr and exit with
 status 2, with nothing on stdout (an option error adds `see ... --help`);
-Ctrl-C prints one line and exits with status 130.
+memory running out is one such line too. Ctrl-C, SIGTERM and SIGHUP print one line
+and exit with status 128 + the signal's number (130, 143, 129).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from irscore import __version__
-from irscore.cli import common
+from irscore.cli import common, endings
 
 # No command computes with BLAS, and OpenBLAS starts a thread per core when numpy
 # loads (about 70 ms of every start on two cores); a user's own setting is kept.
@@ -62,16 +63,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 def entry() -> NoReturn:
     """The `irscore` command: `main`, its output flushed, then an exit that skips the
     interpreter's teardown (freeing a large run's arrays one by one, which the
-    system does at once). Ctrl-C is one line and status 130; an unexpected error
-    still ends with its traceback."""
+    system does at once). Ctrl-C, SIGTERM, SIGHUP and memory running out are one
+    line each (`endings`); an unexpected error still ends with its traceback."""
+    endings.catch_termination()
     try:
         code = main()
     except SystemExit as done:  # argparse: --help, --version, a usage error (int codes)
         code = done.code or 0
-    except KeyboardInterrupt:
+    except BaseException as stopped:
+        ending = endings.ending(stopped)
+        if ending is None:
+            raise
+        endings.hold_termination()  # a second signal cannot cut the line short
         common.silence_stdout()
-        print("irscore: interrupted", file=sys.stderr)
-        code = 130
+        line, code = ending
+        print(line, file=sys.stderr)
     if sys.getprofile() or sys.gettrace():  # a profiler or coverage reports at exit
         sys.exit(code)
     try:

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> str:
     """The explanation as Markdown, TSV or JSON; the figure to --plot."""
     import json
 
-    from irscore.engine import trec
+    from irscore.engine.input_checks import read_checked
     from irscore.workbench import explain
 
     convention = convention_from_args(args)
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> str:
             raise UsageError("give --grades, or QRELS RUN and --topic")
         if args.scores or args.missed:
             raise UsageError("--scores and --missed go with --grades")
-        qrels, ranked = trec.read_qrels(args.qrels), trec.read_run(args.run_file)
+        qrels, ranked = read_checked(args.qrels, "qrels"), read_checked(args.run_file, "run")
         topic, k = args.topic, 10 if args.k is None else args.k
     e = explain.explain(qrels, ranked, topic, convention, k)
     if args.plot:

@@ -48,13 +48,14 @@ def run(args: argparse.Namespace) -> str:
     """The verdict; the log and the figure go to their files."""
     extras.require("stats", "irscore interleave")
     from irscore.engine import trec
+    from irscore.engine.input_checks import read_checked
     from irscore.workbench import interleave
 
     check_alpha(args.alpha)
     if args.plot and not args.plot.lower().endswith((".png", ".svg")):
         raise UsageError(f"--plot {args.plot}: the file name must end in .png or .svg")
-    qrels = trec.read_qrels(args.qrels)
-    run_a, run_b = trec.read_run(args.run_a), trec.read_run(args.run_b)
+    qrels = read_checked(args.qrels, "qrels")
+    run_a, run_b = read_checked(args.run_a, "run"), read_checked(args.run_b, "run")
     outcome = interleave.simulate(
         qrels,
         run_a,

@@ -39,15 +39,16 @@ def run(args: argparse.Namespace) -> str:
     from pathlib import Path
 
     from irscore.engine import trec
+    from irscore.engine.input_checks import read_checked
     from irscore.workbench import pool
 
     if args.from_runs:
         if args.out or not args.target:
             raise UsageError("--from-runs RUN... --depth K takes one OUT file and no --out")
-        runs = [trec.read_run(path) for path in args.from_runs]
+        runs = [read_checked(path, "run") for path in args.from_runs]
         pooled = pool.pool_of_runs(runs, args.depth)
         if args.qrels:
-            judged, unjudged = pool.judge(pooled, trec.read_qrels(args.qrels))
+            judged, unjudged = pool.judge(pooled, read_checked(args.qrels, "qrels"))
             trec.write_qrels(args.target, judged)
             return (
                 f"{len(pooled)} documents in the depth-{args.depth} pool of "

@@ -22,13 +22,16 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from irscore.cli.common import UsageError, regular_file_size, user_errors
+from irscore.cli.endings import OUT_OF_MEMORY, default_termination
 
 WORKERS = 2
 LARGEST = 256 << 20  # bytes of one run file scored beside another (about 5M lines)
 READ_BACK = 1 << 20  # bytes of the spool read at a time
+POLL = 0.5  # seconds between looks at whether a worker died, while waiting for one
 # what a forked worker calls, and where it writes (set before the fork)
 _score: Callable[[str, Spool | None], Any] | None = None
 _spool: Spool | None = None
+_started: Any = None  # how many workers have started (a shared counter)
 
 
 class Spool:
@@ -89,22 +92,38 @@ def scored(
 ) -> Iterator[Any]:
     """`score(path, spool)` of each path, in order: with a spool (`spool_for`), on
     `WORKERS` forked processes (what comes back is pickled; large texts go into the
-    spool); without, here. An input error in a worker is raised here with the worker's
-    message."""
+    spool); without, here. An input error in a worker, or its memory running out, is
+    raised here with the worker's message; a worker killed is an error too."""
     if spool is None:
         for path in paths:
             yield score(path, None)
         return
-    global _score, _spool
-    _score, _spool = score, spool
+    global _score, _spool, _started
+    _score, _spool, _started = score, spool, spool.context.Value("i", 0)
+    workers = min(WORKERS, len(paths))
     try:
-        with spool.context.Pool(min(WORKERS, len(paths)), initializer=_start_worker) as pool:
-            for failure, result in pool.imap(_scored_in_worker, paths):
+        with spool.context.Pool(workers, initializer=_start_worker) as pool:
+            results = pool.imap(_scored_in_worker, paths)
+            for _ in paths:
+                failure, result = _next(results, workers)
                 if failure:
                     raise UsageError(result)
                 yield result
     finally:
-        _score, _spool = None, None
+        _score, _spool, _started = None, None, None
+
+
+def _next(results: Any, workers: int) -> tuple[bool, Any]:
+    """The next result; an error when a worker died on the way (killed: the pool starts
+    another in its place, and the run it was scoring would never come back)."""
+    import multiprocessing  # loaded already: the pool is running
+
+    while True:
+        try:
+            return results.next(timeout=POLL)
+        except multiprocessing.TimeoutError:
+            if _started is not None and _started.value > workers:
+                raise UsageError(f"a worker process was killed (perhaps {OUT_OF_MEMORY})") from None
 
 
 def _moderate_file(path: str) -> bool:
@@ -127,6 +146,10 @@ def _start_worker() -> None:
     from irscore.engine.allocator import keep_freed_memory
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    default_termination()  # the parent ends its workers with SIGTERM: no traceback
+    if _started is not None:
+        with _started.get_lock():
+            _started.value += 1
     pa.set_cpu_count(1)
     if keep_freed_memory():
         pa.set_memory_pool(pa.system_memory_pool())
@@ -137,6 +160,8 @@ def _scored_in_worker(path: str) -> tuple[bool, Any]:
     assert _score is not None
     try:
         return False, _score(path, _spool)
+    except MemoryError:
+        return True, OUT_OF_MEMORY
     except (OSError, ValueError) as err:
         if not isinstance(err, (OSError, *user_errors())):
             raise

@@ -20,6 +20,7 @@ from irscore.engine.allocator import give_back_freed_memory
 from irscore.engine.arrays import as_arrow, numpy_view, numpy_view_offsets, one_array
 from irscore.engine.errors import TrecFormatError
 from irscore.engine.formats import Layout
+from irscore.engine.skipped_lines import SkippedLines, empty_lines
 
 _GRADE = re.compile(r"[+-]?[0-9]{1,15}")
 
@@ -30,12 +31,6 @@ LABEL = pa.dictionary(pa.int32(), pa.string())
 
 _COMPARED = 1 << 20  # docnos compared as words this many at a time (16 bytes a row)
 _CONTROL = re.compile(r"[\x00-\x1f]")  # no id holds one: trec_eval's C strings end at NUL
-
-
-def line_of(skipped: np.ndarray, row: int) -> int:
-    """The line number of record `row` (0-based) of a file whose lines `skipped` hold none."""
-    before = np.asarray(skipped, dtype=np.int64) - np.arange(1, len(skipped) + 1)
-    return row + 1 + int(np.searchsorted(before, row, side="right"))
 
 
 def plain_docnos(table: pa.Table) -> pa.Table:
@@ -121,7 +116,7 @@ def _union(dictionaries: list[pa.Array]) -> tuple[np.ndarray, pa.Array]:
     first seen: (each label's code, the union). One block's is its own union."""
     if len(dictionaries) == 1:
         return np.arange(len(dictionaries[0])), dictionaries[0]
-    labels = pa.concat_arrays(dictionaries)
+    labels = _concat_strings(list(dictionaries))  # Arrow's concat_arrays crashed out of memory
     coded = string_arrays.first_seen_distinct(labels)
     if coded is not None:
         return coded
@@ -166,10 +161,10 @@ def field_name(layout: Layout, i: int) -> str:
     return layout.columns[i] or f"_{i}"
 
 
-def fast_columns(data: bytes, layout: Layout) -> tuple[pa.Table, np.ndarray, int] | None:
+def fast_columns(data: bytes, layout: Layout) -> tuple[pa.Table, SkippedLines, int] | None:
     """Arrow's parser on a block of lines whose fields are split by single delimiters;
     comment lines cut out first. Returns the raw table, the 0-based indices of lines
-    without a record and the number of lines, or None when anything needs the careful
+    without a record (as runs) and the number of lines, or None when anything needs the careful
     reader."""
     if b"\x0b" in data or b"\x0c" in data:
         return None
@@ -209,11 +204,11 @@ def fast_columns(data: bytes, layout: Layout) -> tuple[pa.Table, np.ndarray, int
     if not _plausible(table):
         return None
     lines = line_ends(original) + (not original.endswith(b"\n"))
+    skipped = SkippedLines.of_lines(comments)
     if table.num_rows + len(comments) == lines:
-        return table, np.array(comments, dtype=np.int64), lines
-    # Some lines were blank: find them (in the block as it was, comments and all).
-    blanks = _blank_lines(original)
-    return table, np.array(sorted(comments + blanks), dtype=np.int64), lines
+        return table, skipped, lines
+    # Some lines were empty: find them (in the block as it was, comments and all).
+    return table, SkippedLines.joined([skipped, empty_lines(original)]), lines
 
 
 def line_ends(data: bytes) -> int:
@@ -249,23 +244,6 @@ def _cut_comments(data: bytes) -> tuple[bytes, list[int]]:
     return b"".join(pieces), indices
 
 
-def _blank_lines(data: bytes) -> list[int]:
-    """The 0-based indices of a block's blank lines (`\\n` or `\\r\\n` alone): Arrow skips them."""
-    starts = [0] if data[:1] == b"\n" or data.startswith(b"\r\n") else []
-    for pattern in (b"\n\n", b"\n\r\n"):
-        found = data.find(pattern)
-        while found >= 0:
-            starts.append(found + 1)
-            found = data.find(pattern, found + 1)
-    starts.sort()
-    indices, line, counted = [], 0, 0
-    for start in starts:
-        line += data.count(b"\n", counted, start)
-        counted = start
-        indices.append(line)
-    return indices
-
-
 def _plausible(table: pa.Table) -> bool:
     """True when no field is empty and every number is finite (rank: whole) and every
     grade an integer of at most 15 digits: the careful reader would accept every line."""
@@ -279,7 +257,7 @@ def _plausible(table: pa.Table) -> bool:
                 continue
             if pa.types.is_dictionary(chunk.type):
                 labels = chunk.dictionary
-                if string_arrays.lengths(labels).min() == 0:  # an empty field
+                if len(labels) and string_arrays.lengths(labels).min() == 0:  # an empty field
                     return False
                 if name[0] != "_" and _has_control(labels):
                     return False
@@ -314,7 +292,7 @@ SWAPPED = {
 
 def slow_columns(
     text: str, first_line: int, layout: Layout, name: str, unread_rank: list | None = None
-) -> tuple[pa.Table, np.ndarray]:
+) -> tuple[pa.Table, SkippedLines]:
     """Split and check every line; raise at the first bad one. A rank that is not a whole
     number is read as 0 and its line kept in `unread_rank` (when given, and the lines
     have scores): nothing else reads the rank but tie-break `rank`, which refuses it
@@ -365,7 +343,7 @@ def slow_columns(
             for i, values in enumerate(columns)
         }
     )
-    return table, np.array(skipped, dtype=np.int64)
+    return table, SkippedLines.of_lines(skipped)
 
 
 def _check_grade(value: str) -> str | None:
@@ -416,7 +394,7 @@ def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
 
 
 def check_unique_judgments(
-    raw: pa.Table, layout: Layout, skipped: np.ndarray, name: str
+    raw: pa.Table, layout: Layout, skipped: SkippedLines, name: str
 ) -> pa.Array | None:
     """A TREC qrels's second column, dictionary-encoded, when it takes more than one value:
     the subtopic of each judgment to the diversity measures, as ndeval reads a subtopic
@@ -439,9 +417,9 @@ def check_unique_judgments(
     within = f" subtopic {fields[1]}" if subtopic is not None else ""
     raise TrecFormatError(
         name,
-        line_of(skipped, row),
+        skipped.line_of(row),
         f"document {docno} is judged twice for topic {topic_name}{within} "
-        f"(first on line {line_of(skipped, first)})",
+        f"(first on line {skipped.line_of(first)})",
         line,
     )
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import marshal
 import os
+import signal
 from collections.abc import Callable
 
 # The scoring work (topics x values, about microseconds) from which a second process
 # pays for its fork and for reading every line again: 290 topics x 188 values (BEIR's
 # shape, -q -m all_trec) took 12 ms less of 103; 43 x 188 over 43,000 lines, none.
 WORTH_IT = 20_000
+# The signals that stop a command (`irscore.cli.endings`), held back across the fork.
+ENDING = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
 def possible() -> bool:
@@ -33,12 +36,11 @@ def on_two_cores(work: Callable, parts: list) -> list | None:
     None); None when the child fails (an exception, or killed), for the caller to take
     another way. An exception here (Ctrl-C too) kills the child and closes the pipe,
     and then waits for it."""
-    import signal
-
     read, write = os.pipe()
-    # Ctrl-C waits until each process is inside its `try`: delivered between the fork
-    # and it, the child would run on in this process's code, or be left unreaped.
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # Ctrl-C (and SIGTERM, SIGHUP, which the command line raises as it) waits until each
+    # process is inside its `try`: delivered between the fork and it, the child would
+    # run on in this process's code, or be left unreaped.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
     try:
         pid = os.fork()
     except BaseException:

@@ -10,12 +10,15 @@ look plausible but are zeros), are warnings. Nothing heavy is imported here.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from irscore.engine.errors import InputError, shown
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from irscore.engine.rank import Notes
 
 WHAT = {"qrels": "judgments", "run": "results"}
@@ -34,6 +37,18 @@ def require_records(name: str, role: str, records: int, other_lines: int | None)
         raise InputError(f"{name}: the {role} file is empty")
     lines = "its line is" if other_lines == 1 else f"its {other_lines} lines are"
     raise InputError(f"{name}: no {WHAT[role]}: {lines} blank, comments or a header")
+
+
+def read_checked(path: str | os.PathLike, role: str) -> pd.DataFrame:
+    """A qrels or run file as the frame readers give it, refused as `irscore evaluate`
+    refuses it when it holds no record (`require_records`): the workbench commands and
+    `irscore audit` read their inputs here."""
+    from irscore.engine import trec
+
+    read = trec.read_qrels_records if role == "qrels" else trec.read_run_records
+    records = read(path)
+    require_records(records.source, role, records.table.num_rows, len(records.skipped))
+    return records.frame()
 
 
 def bom_note(name: str) -> str:

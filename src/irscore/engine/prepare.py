@@ -25,6 +25,8 @@ from irscore.engine.subtopics import Subtopics, collapsed, has_subtopics
 if TYPE_CHECKING:  # pandas loads where a DataFrame is read: `irscore evaluate` needs none
     import pandas as pd
 
+    from irscore.engine.skipped_lines import SkippedLines
+
 
 _LOOKED_UP = 1 << 20  # rows recoded at a time (`_shared_codes`)
 _STRETCHES = 1 << 16  # stretches of rows of one chunk at most, to find chunks' rows by them
@@ -67,7 +69,7 @@ class Prepared:
     run_grade: np.ndarray
     has_duplicates: bool = False
     source: str = "run"
-    run_skipped: np.ndarray | None = None  # the run's lines without a record (trec.line_of)
+    run_skipped: SkippedLines | None = None  # the run's lines without a record
     run_rows: np.ndarray | None = None  # each row's row in the run, when only some are here
     subtopics: Subtopics | None = None  # the qrels' judgments per subtopic (diversity)
     orders: dict = field(default_factory=dict, repr=False, compare=False)

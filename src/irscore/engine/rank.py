@@ -16,12 +16,13 @@ from decimal import Decimal
 
 import numpy as np
 
-from irscore.engine import arrays, joins, trec
+from irscore.engine import arrays, joins
 from irscore.engine import arrow_compute as ac
 from irscore.engine.conventions import REFERENCE, Convention
 from irscore.engine.errors import InputError
 from irscore.engine.measures import Ranking
 from irscore.engine.prepare import Prepared
+from irscore.engine.skipped_lines import SkippedLines
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 NOT_JUDGED = joins.NOT_JUDGED
@@ -405,12 +406,12 @@ def _check_duplicates(p: Prepared, rows: np.ndarray) -> None:
         return
     second = int(order[1:][repeat].min())
     first = int(order[np.searchsorted(key[order], key[second])])
-    skipped = p.run_skipped if p.run_skipped is not None else np.zeros(0, np.int64)
+    skipped = p.run_skipped if p.run_skipped is not None else SkippedLines.none()
     in_run = p.run_rows if p.run_rows is not None else np.arange(len(p.run_topic))
     raise DuplicateDocumentError(
-        f"{p.source}:{trec.line_of(skipped, int(in_run[rows[second]]))}: document "
+        f"{p.source}:{skipped.line_of(int(in_run[rows[second]]))}: document "
         f"{p.run_docno[int(rows[second])]} appears more than once for topic "
         f"{p.topics[p.run_topic[rows[second]]]} (first on line "
-        f"{trec.line_of(skipped, int(in_run[rows[first]]))}); "
+        f"{skipped.line_of(int(in_run[rows[first]]))}); "
         "--duplicates first keeps the first one"
     )

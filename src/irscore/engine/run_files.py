@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from irscore.engine.errors import InputError
 from irscore.engine.formats import Layout
+from irscore.engine.skipped_lines import SkippedLines
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -147,7 +148,7 @@ def _records(frame: pd.DataFrame, name: str, layout: Layout, compression: str | 
             "tag": _dictionary(frame["tag"]),
         }
     )
-    return trec.Records(table, name, layout, np.zeros(0, np.int64), compression)
+    return trec.Records(table, name, layout, SkippedLines.none(), compression)
 
 
 def _dictionary(column: pd.Series) -> pa.DictionaryArray:

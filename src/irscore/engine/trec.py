@@ -36,7 +36,6 @@ from irscore.engine.columns import (
     combine,
     fast_columns,
     field_name,
-    line_of,
     narrowed,
     plain_docnos,
     slow_columns,
@@ -44,6 +43,7 @@ from irscore.engine.columns import (
 )
 from irscore.engine.errors import InputError, TrecFormatError
 from irscore.engine.formats import Layout
+from irscore.engine.skipped_lines import SkippedLines, blank_prefix, blank_suffix
 
 if TYPE_CHECKING:  # pandas loads in `Records.frame`: `irscore evaluate` needs no DataFrame
     import pandas as pd
@@ -77,7 +77,7 @@ class Records:
     table: pa.Table
     source: str
     layout: Layout
-    skipped: np.ndarray
+    skipped: SkippedLines
     compression: str | None = None
     bom: bool = False  # a UTF-8 byte order mark was skipped (trec_eval reads it as text)
     unread_rank: tuple[int, str] | None = None
@@ -96,7 +96,7 @@ class Records:
 
     def line_of(self, row: int) -> int:
         """The 1-based line number of record `row` (0-based)."""
-        return line_of(self.skipped, row)
+        return self.skipped.line_of(row)
 
     def describe(self) -> str:
         """What was read, for --verbose."""
@@ -297,21 +297,25 @@ class _Parser:
         self.layout: Layout | None = None
         self.lines = 0  # lines before the current block
         self.offset = 0  # bytes before the current block
-        self.skipped: list[np.ndarray] = []
+        self.skipped: list[SkippedLines] = []
         self.tables: list[pa.Table] = []
         self.unread_rank: list[tuple[int, str]] = []  # the first line whose rank is no number
         self.bom = False
         self.first_record = 0  # the line number of the first record, once known
 
     def feed(self, block: bytes) -> None:
-        """Parse one block of whole lines."""
+        """Parse one block of whole lines; blank lines at its start and end are counted
+        as runs (`skipped_lines`), never split into lines."""
         start = len(_BOM) if self.offset == 0 and block.startswith(_BOM) else 0
         self.bom = self.bom or start > 0
         if self.layout is None:
             start = self._detect(block, start)
         newlines = None  # the block's, counted only when the fast path has not
         if self.layout is not None and start < len(block):
-            data = block[start:] if start else block
+            start = self._blank(block, start)
+            end = blank_suffix(block, start)
+        if self.layout is not None and start < len(block) and start < end:
+            data = block[start:end] if start or end < len(block) else block
             before = block.count(b"\n", 0, start)
             first_line = self.lines + 1 + before
             fast = fast_columns(data, self.layout)
@@ -322,22 +326,40 @@ class _Parser:
                     raise self._with_header_hint(err) from None
             else:
                 table, skipped, lines = fast
-                skipped = skipped + first_line
-                newlines = before + lines - (not block.endswith(b"\n"))
+                skipped = skipped.shifted(first_line)
+                newlines = before + lines - (not data.endswith(b"\n"))
             table = plain_docnos(table)
             if self.role == "run":  # the Q0 column, checked, is not kept
                 table = table.drop_columns([c for c in table.column_names if c.startswith("_")])
                 table = narrowed(table)
             self.tables.append(table)
             self.skipped.append(skipped)
+            if end < len(block):  # blank lines after the last record: one run
+                first = self.lines + 1 + block.count(b"\n", 0, end)
+                tail = block.count(b"\n", end) + (not block.endswith(b"\n"))
+                self.skipped.append(SkippedLines(np.array([first]), np.array([tail])))
+                newlines = None
         self.lines += block.count(b"\n") if newlines is None else newlines
         self.offset += len(block)
+
+    def _blank(self, block: bytes, start: int) -> int:
+        """Skip the blank lines from `start` on, one run of lines; where the next begins."""
+        cut, blank = blank_prefix(block, start)
+        if blank:
+            first = self.lines + 1 + block.count(b"\n", 0, start)
+            self.skipped.append(SkippedLines(np.array([first]), np.array([blank])))
+        return cut
 
     def _detect(self, block: bytes, position: int) -> int:
         """Fix the layout from the first data line; returns where the records start
         (after a header line, which counts as skipped)."""
         line_no = self.lines
         while position < len(block):
+            cut, blank = blank_prefix(block, position)
+            if blank:
+                self.skipped.append(SkippedLines(np.array([line_no + 1]), np.array([blank])))
+                line_no, position = line_no + blank, cut
+                continue
             end = block.find(b"\n", position)
             end = len(block) if end < 0 else end + 1
             line_no += 1
@@ -346,9 +368,8 @@ class _Parser:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as err:
                 raise utf8_error(self.name, line_no, raw, err, self.offset + position) from None
-            stripped = text.strip(" \t\r\f\v")
-            if not stripped or stripped.startswith("#"):
-                self.skipped.append(np.array([line_no], dtype=np.int64))
+            if text.lstrip(" \t\r\f\v").startswith("#"):
+                self.skipped.append(SkippedLines.of_lines([line_no]))
                 position = end
                 continue
             try:
@@ -356,7 +377,7 @@ class _Parser:
             except formats.FormatError as err:
                 raise TrecFormatError(self.name, line_no, str(err), text) from None
             if self.layout.header:
-                self.skipped.append(np.array([line_no], dtype=np.int64))
+                self.skipped.append(SkippedLines.of_lines([line_no]))
                 return end
             self.first_record = line_no
             return position
@@ -391,16 +412,16 @@ class _Parser:
     def records(self, compression: str | None) -> Records:
         """Everything fed so far as one table of the role's canonical columns."""
         layout = self.layout or formats.detect(None, self.role)
-        skipped = np.sort(np.concatenate([np.zeros(0, np.int64), *self.skipped]))
+        skipped = SkippedLines.joined(self.skipped)
         if self.tables:
             raw = combine(self.tables)
-        else:
+        else:  # no record: empty columns (`pa.nulls`: `pa.array([])` would load pandas)
             raw = pa.table(
                 {
                     field_name(layout, i): (
                         as_arrow(np.zeros(0))
                         if column in ("rank", "score")
-                        else pa.array([], pa.string() if column == "docno" else LABEL)
+                        else pa.nulls(0, pa.string() if column == "docno" else LABEL)
                     )
                     for i, column in enumerate(layout.columns)
                 }

@@ -21,9 +21,9 @@ import pandas as pd
 from irscore.analysis import ties
 from irscore.analysis.audit import conclusion_flips
 from irscore.analysis.results import Results
-from irscore.engine import trec
 from irscore.engine.conventions import DEFAULT_GRID, Convention, conventions_from_config
 from irscore.engine.evaluate import evaluate
+from irscore.engine.input_checks import read_checked
 from irscore.engine.long_table import concat_long, write_long_table
 from irscore.engine.measures import spec_from_config
 from irscore.engine.measures.groups import changed, narrowed, plan, rename_table
@@ -51,8 +51,8 @@ def audit_files(
     `out`, under a new temporary folder (made once the inputs are read, and removed again
     if writing fails), which the summary's last line names: never the current folder.
     `measures`: names audited beside the headline measures (`audit_runs`)."""
-    qrels = trec.read_qrels(qrels_path)
-    runs = [trec.read_run(path) for path in run_paths]
+    qrels = read_checked(qrels_path, "qrels")
+    runs = [read_checked(path, "run") for path in run_paths]
     named = dict(zip(_names(run_paths, runs), runs, strict=True))
     if out is not None:
         return audit_runs(qrels, named, out, conventions, B, seed, alpha, tests, measures).summary
