@@ -105,6 +105,17 @@ def finished(log: str) -> dict[str, str]:
     return dict(re.findall(r"^Finished jobid: (\d+) \(Rule: (\w+)\)", log, re.M))
 
 
+def requests(log: str) -> dict[str, dict[str, str]]:
+    """Snakemake's job id -> the resources it printed for that job (its rule's)."""
+    found = {}
+    for block in re.split(r"^(?=(?:local)?rule \w+:$)", log, flags=re.M):
+        job = re.search(r"^\s+jobid: (\d+)$", block, re.M)
+        listed = re.search(r"^\s+resources: (.*)$", block, re.M)
+        if job and listed:
+            found[job[1]] = dict(item.split("=", 1) for item in listed[1].split(", "))
+    return found
+
+
 def tree(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
@@ -156,13 +167,20 @@ def test_the_workflow_through_slurm_runs_every_job_there_and_gives_the_local_byt
     assert sorted(re.findall(r"JobId=(\d+) WEXITSTATUS 0", ctld), key=int) == sorted(
         slurm_ids, key=int
     )
-    # ... and squeue (no accounting here: no sacct) lists each one as completed.
+    # ... and squeue (no accounting here: no sacct) lists each one as completed, having
+    # asked for its rule's memory and runtime (minutes) and one CPU (`threads: 1`).
     queue = subprocess.run(
-        ["squeue", "-h", "-t", "all", "-o", "%i %T"], capture_output=True, text=True, env=env
+        ["squeue", "-h", "-t", "all", "-o", "%i %T %m %l %C"],
+        capture_output=True,
+        text=True,
+        env=env,
     )
-    assert dict(line.split() for line in queue.stdout.splitlines()) == dict.fromkeys(
-        slurm_ids, "COMPLETED"
-    )
+    asked = requests(log)
+    assert {asked[job].get("runtime") for job in submitted} == {"30"}  # every rule's
+    assert dict(line.split(" ", 1) for line in queue.stdout.splitlines()) == {
+        slurm_id: f"COMPLETED {asked[job]['mem_mb']}M {asked[job]['runtime']}:00 1"
+        for job, slurm_id in submitted.items()
+    }
 
     # The same bytes as the local run (the session's `make results` on the same corpus and
     # config, unsharded): the summary, every run, evaluation, cross-check, table and plot.
@@ -212,3 +230,31 @@ def test_start_refuses_a_machine_with_a_slurm_conf_of_its_own(tmp_path, monkeypa
     (running / "pids").unlink()  # stopped: its link is stale
     module.link_default_conf(tmp_path / "mine")
     assert conf.readlink() == tmp_path / "mine" / "slurm.conf"
+
+
+def declared_requests() -> dict[str, str]:
+    """Each rule of workflow/rules/ as docs/workflow.md's table words its request, from
+    its `threads` and `resources` (a `use rule ... as` copy has its original's)."""
+    found = {}
+    for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        text = path.read_text()
+        for block in re.split(r"^(?=rule |use rule )", text, flags=re.M)[1:]:
+            copy = re.match(r"use rule (\w+) as (\w+)", block)
+            if copy:
+                found[copy[2]] = found[copy[1]]
+                continue
+            name = re.match(r"rule (\w+):", block)[1]
+            numbers = [
+                re.search(rf"{key}\D*(\d+)", block) for key in ("threads:", "mem_mb=", "runtime=")
+            ]
+            if all(numbers):
+                threads, mem, runtime = (int(n[1]) for n in numbers)
+                found[name] = f"{threads} CPU, {mem} MB, {runtime} min"
+    return found
+
+
+def test_the_docs_table_of_requests_is_the_rules():
+    table = section(page("workflow.md"), "### What runs where")
+    rows = re.findall(r"^\| (`.*?) \| .*? \| (\d+ CPU, .*?) \|$", table, re.M)
+    documented = {name: asked for names, asked in rows for name in re.findall(r"`(\w+)`", names)}
+    assert documented == declared_requests()
