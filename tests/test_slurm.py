@@ -258,3 +258,15 @@ def test_the_docs_table_of_requests_is_the_rules():
     rows = re.findall(r"^\| (`.*?) \| .*? \| (\d+ CPU, .*?) \|$", table, re.M)
     documented = {name: asked for names, asked in rows for name in re.findall(r"`(\w+)`", names)}
     assert documented == declared_requests()
+
+
+def test_start_says_in_one_line_why_it_cannot(tmp_path, monkeypatch, capsys):
+    module = one_node()
+    monkeypatch.setattr(module.os, "geteuid", lambda: 1000)
+    assert module.main(["start", str(tmp_path / "c")]) == 2
+    assert capsys.readouterr().err == (
+        "one_node.py start: must run as root (slurmd runs each job as its user)\n"
+    )
+    assert not (tmp_path / "c").exists()
+    assert module.main(["begin", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "usage: one_node.py start|stop DIR\n"

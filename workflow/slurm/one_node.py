@@ -5,12 +5,13 @@ and for trying the workflow's SLURM profile on one machine (docs/workflow.md).
     sudo python3 workflow/slurm/one_node.py stop DIR
 
 `start` (as root) installs slurm-wlm and munge with apt-get when they are missing, writes
-DIR/slurm.conf for this machine (its CPUs and memory as `slurmd -C` reports them; no
-accounting, no cgroups), makes a munge key in DIR, starts munged, slurmctld and slurmd
-with their sockets, pid files, state, spool and logs in DIR, and returns once the node is
-idle. `stop` cancels what is still queued and stops exactly the daemons that `start`
-recorded in DIR/pids (each checked to still be that daemon on DIR). Nothing outside DIR
-changes but the installed packages.
+DIR/slurm.conf for this machine (its CPUs and memory as `slurmd -C` reports them, each
+CPU a job's to take; no accounting, no cgroups), links /etc/slurm/slurm.conf to it, makes
+a munge key in DIR, starts munged, slurmctld and slurmd with their sockets, pid files,
+state, spool and logs in DIR, and returns once the node is idle. `stop` cancels what is
+still queued, stops exactly the daemons that `start` recorded in DIR/pids (each checked
+to still be that daemon on DIR) and removes the link. Outside DIR, only the installed
+packages and, while the cluster runs, the link change.
 """
 
 from __future__ import annotations
@@ -76,13 +77,16 @@ def free_port() -> int:
 
 
 def node_line() -> str:
-    """This machine as a SLURM node: `slurmd -C`'s NodeName line (CPUs, sockets, cores,
-    threads, RealMemory), reachable on 127.0.0.1."""
+    """This machine as a SLURM node: its name, CPUs and RealMemory as `slurmd -C` finds
+    them, reachable on 127.0.0.1. Without sockets, cores and threads per core, each
+    logical CPU is a job's to take (else a job asking for one CPU holds a whole core)."""
     found = subprocess.run(["slurmd", "-C"], capture_output=True, text=True, check=True)
     line = found.stdout.splitlines()[0]
-    if not line.startswith("NodeName="):
+    fields = dict(word.split("=", 1) for word in line.split() if "=" in word)
+    if not {"NodeName", "CPUs", "RealMemory"} <= set(fields):
         raise ClusterError(f"slurmd -C printed {line!r}, not a NodeName= line")
-    return f"{line} NodeAddr=127.0.0.1 State=UNKNOWN"
+    kept = " ".join(f"{key}={fields[key]}" for key in ("NodeName", "CPUs", "RealMemory"))
+    return f"{kept} NodeAddr=127.0.0.1 State=UNKNOWN"
 
 
 def slurm_conf(folder: Path, node: str) -> str:
@@ -115,7 +119,7 @@ def slurm_conf(folder: Path, node: str) -> str:
             "MpiDefault=none",
             "SchedulerType=sched/backfill",
             "SelectType=select/cons_tres",
-            "SelectTypeParameters=CR_Core_Memory",
+            "SelectTypeParameters=CR_CPU_Memory",
             "ReturnToService=2",
             f"MinJobAge={MIN_JOB_AGE}",
             node,
@@ -178,8 +182,12 @@ def wait_idle(folder: Path, daemons: list[subprocess.Popen], seconds: float = 60
 
 def start(folder: Path) -> list[subprocess.Popen]:
     """Install when needed, configure and start the three daemons; the node is idle after."""
+    if os.geteuid() != 0:
+        raise ClusterError("must run as root (slurmd runs each job as its user)")
     install()
     folder = folder.resolve()
+    if (folder / "pids").is_file():
+        raise ClusterError(f"{folder} has a cluster started already: stop it first")
     for sub in ("munge", "state", "spool", "log", "run"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     (folder / "munge").chmod(0o755)  # its socket: for the clients of every user
@@ -321,7 +329,7 @@ def main(argv: list[str]) -> int:
             print(f"{DEFAULT_CONF} -> {folder.resolve() / 'slurm.conf'}: the node is idle")
         else:
             stop(folder)
-    except (ClusterError, subprocess.CalledProcessError) as err:
+    except (ClusterError, subprocess.CalledProcessError, OSError) as err:
         print(f"one_node.py {argv[0]}: {err}", file=sys.stderr)
         return 2
     return 0
