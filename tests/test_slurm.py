@@ -261,6 +261,8 @@ def test_the_docs_table_of_requests_is_the_rules():
 def test_start_says_in_one_line_why_it_cannot(tmp_path, monkeypatch, capsys):
     module = one_node()
     monkeypatch.setattr(module.os, "geteuid", lambda: 1000)
+    for step in ("launch", "link_default_conf"):  # were the refusal gone: nothing started
+        monkeypatch.setattr(module, step, lambda *_, step=step: pytest.fail(f"{step} ran"))
     assert module.main(["start", str(tmp_path / "c")]) == 2
     assert capsys.readouterr().err == (
         "one_node.py start: must run as root (slurmd runs each job as its user)\n"
