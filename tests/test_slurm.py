@@ -153,6 +153,7 @@ def test_the_workflow_through_slurm_runs_every_job_there_and_gives_the_local_byt
     assert rules["retrieve_shard"] == SHARDS and rules["index"] == 1
     assert rules["merge_shards"] == 1 and rules["retrieve"] == 1  # tfidf, in one job
     assert rules["evaluate"] == 2 and rules["publish_summary"] == 1
+    assert len(submitted) == 16  # as docs/workflow.md counts them
     # ... with its log in the plug-in's folder, naming its rule ...
     slurm_ids = {submitted[job]: jobs[job] for job in submitted}
     logs = list((workdir / ".snakemake" / "slurm_logs").rglob("*.log"))
