@@ -26,6 +26,7 @@ rule export_data:
     threads: 1
     resources:
         mem_mb=1000,
+        runtime=30,
     params:
         sha256=dataset_pins(),
     script:

@@ -33,6 +33,7 @@ rule evaluate:
     threads: 1
     resources:
         mem_mb=2000,
+        runtime=30,
     params:
         conventions=canonical(config["conventions"]),
         measures=canonical(config["measures"]),

@@ -31,6 +31,7 @@ rule ideal_run:
     threads: 1
     resources:
         mem_mb=1000,
+        runtime=30,
     script:
         "../../scripts/ideal_run.py"
 
@@ -91,6 +92,7 @@ rule tables:
     threads: 1
     resources:
         mem_mb=3000,
+        runtime=30,
     params:
         headline=config["headline"],
         conventions=config["conventions"],
@@ -128,6 +130,7 @@ rule figures:
     threads: 1
     resources:
         mem_mb=3000,
+        runtime=30,
     params:
         labels=config["headline"],
         conventions=config["conventions"],
@@ -175,6 +178,7 @@ rule topic_figures:
     threads: 1
     resources:
         mem_mb=2000,
+        runtime=30,
     params:
         plots=config["plots"],
         conventions=config["conventions"],
@@ -205,5 +209,6 @@ rule publish_summary:
     threads: 1
     resources:
         mem_mb=500,
+        runtime=30,
     script:
         "../../scripts/publish_summary.py"

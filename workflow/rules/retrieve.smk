@@ -22,6 +22,7 @@ rule retrieve:
     threads: 1
     resources:
         mem_mb=2000,
+        runtime=30,
     params:
         retriever=retriever_config,
         analyzer=retriever_analyzer,
@@ -48,6 +49,7 @@ rule index:
     threads: 1
     resources:
         mem_mb=2000,
+        runtime=30,
     params:
         analyzer=index_analyzer,
     script:
@@ -75,6 +77,7 @@ rule retrieve_shard:
     threads: 1
     resources:
         mem_mb=2000,
+        runtime=30,
     params:
         retriever=retriever_config,
         analyzer=retriever_analyzer,
@@ -103,6 +106,7 @@ rule merge_shards:
     threads: 1
     resources:
         mem_mb=1000,
+        runtime=30,
     params:
         retriever=retriever_config,
         analyzer=retriever_analyzer,
@@ -125,5 +129,6 @@ rule external_run:
     threads: 1
     resources:
         mem_mb=2000,
+        runtime=30,
     script:
         "../../scripts/external_run.py"

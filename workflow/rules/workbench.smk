@@ -34,6 +34,7 @@ rule systems_table:
     threads: 1
     resources:
         mem_mb=3000,
+        runtime=30,
     params:
         conventions=config["conventions"],
         settings=config["systems"],
@@ -80,6 +81,7 @@ rule interleaving:
     threads: 1
     resources:
         mem_mb=2000,
+        runtime=30,
     params:
         conventions=config["conventions"],
         settings=interleaving_settings(),
