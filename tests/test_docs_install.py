@@ -11,6 +11,7 @@ from pathlib import Path
 from doc_pages import page, section
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from test_extras import extra_requirements
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
@@ -30,19 +31,6 @@ def _direct(extra: str) -> set[str]:
     """The distributions an extra names itself (not through another extra)."""
     names = {canonicalize_name(Requirement(text).name) for text in EXTRAS[extra]}
     return names - {"irscore"}
-
-
-def _installs(extra: str) -> set[str]:
-    """The distributions an extra installs, those of the extras it includes too."""
-    found = set()
-    for text in EXTRAS[extra]:
-        requirement = Requirement(text)
-        if canonicalize_name(requirement.name) == "irscore":
-            for included in requirement.extras:
-                found |= _installs(included)
-        else:
-            found.add(canonicalize_name(requirement.name))
-    return found
 
 
 def _lower_bounds() -> dict[str, str]:
@@ -69,7 +57,8 @@ def test_the_readme_install_table_is_pyprojects():
     assert set(named) == set(EXTRAS)
     for extra, names in named.items():
         for name in names:
-            assert canonicalize_name(name) in _installs(extra), f"[{extra}] does not add {name}"
+            added = canonicalize_name(name) in extra_requirements(extra)
+            assert added, f"[{extra}] does not add {name}"
 
 
 def test_the_install_page_lists_each_extras_packages():

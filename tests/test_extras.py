@@ -174,14 +174,14 @@ def test_an_extras_module_missing_anywhere_is_one_line(capsys):
         common.execute(needs_other, argparse.Namespace(command="audit"))
 
 
-def _extra_requirements(extra: str) -> set[str]:
+def extra_requirements(extra: str) -> set[str]:
     """The distributions pyproject.toml's `extra` installs, the extras it includes too."""
     names = set()
     for text in PROJECT["optional-dependencies"][extra]:
         requirement = Requirement(text)
         if canonicalize_name(requirement.name) == "irscore":
             for included in requirement.extras:
-                names |= _extra_requirements(included)
+                names |= extra_requirements(included)
         else:
             names.add(canonicalize_name(requirement.name))
     return names
@@ -206,7 +206,7 @@ def test_each_extras_modules_are_installed_by_that_extra_and_never_by_the_core()
     providers = metadata.packages_distributions()
     core = _closure({canonicalize_name(Requirement(t).name) for t in PROJECT["dependencies"]})
     for extra, modules in extras.MODULES.items():
-        installs = _extra_requirements(extra)
+        installs = extra_requirements(extra)
         for module in modules:
             (distribution,) = {canonicalize_name(d) for d in providers[module]}
             assert distribution in installs, f"{module}: {distribution} is not in [{extra}]"
