@@ -240,7 +240,10 @@ def test_no_user_data_is_left_after_jobs_and_after_shutdown(tmp_path):
             workers = children(server.pid)
             server.send_signal(stop)
             server.wait(timeout=30)
-            assert server.stderr.read() in ("", "irscore: interrupted\n")
+            said = {signal.SIGINT: "irscore: interrupted\n"}.get(
+                stop, "irscore: terminated (SIGTERM)\n"
+            )
+            assert server.stderr.read() in ("", said)
         assert folders(tmp) == []
         assert all(gone(pid) for pid in workers)
 

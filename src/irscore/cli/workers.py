@@ -23,6 +23,7 @@ from typing import Any
 
 from irscore.cli.common import UsageError, regular_file_size, user_errors
 from irscore.cli.endings import OUT_OF_MEMORY, default_termination
+from irscore.engine.forked import ENDING
 
 WORKERS = 2
 LARGEST = 256 << 20  # bytes of one run file scored beside another (about 5M lines)
@@ -101,8 +102,17 @@ def scored(
     global _score, _spool, _started
     _score, _spool, _started = score, spool, spool.context.Value("i", 0)
     workers = min(WORKERS, len(paths))
+    # Ctrl-C, SIGTERM and SIGHUP held back while the pool forks: a worker (and the pool's
+    # threads, which fork its replacements) start with them blocked, and each worker lets
+    # them in only once its own handlers are set; else one arriving between the fork and
+    # the initializer raised this process's exception in the worker (a hang, seen once).
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
     try:
-        with spool.context.Pool(workers, initializer=_start_worker) as pool:
+        pool = spool.context.Pool(workers, initializer=_start_worker)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    try:
+        with pool:
             results = pool.imap(_scored_in_worker, paths)
             for _ in paths:
                 failure, result = _next(results, workers)
@@ -147,6 +157,7 @@ def _start_worker() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     default_termination()  # the parent ends its workers with SIGTERM: no traceback
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING)  # held back across the fork
     if _started is not None:
         with _started.get_lock():
             _started.value += 1
