@@ -71,7 +71,13 @@ def on_two_cores(work: Callable, parts: list) -> list | None:
     finally:
         if read >= 0:
             os.close(read)
-        _, status = os.waitpid(pid, 0)
+        # the child has sent all (or was killed): reaped before a signal is let in, which
+        # raised inside waitpid would leave it a zombie
+        signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
+        try:
+            _, status = os.waitpid(pid, 0)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
     if status != 0 or not data:
         return None
     return [first, marshal.loads(data)]
