@@ -131,7 +131,7 @@ def test_parsed_names():
     [
         ("AP(foo=1)", "does not reproduce foo"),
         ("P", None),  # trec_eval's P family: accepted
-        ("Judged", "needs a cut-off"),
+        ("ERR", "needs a cut-off"),
         ("RBP(p=2)", "between 0 and 1"),
         ("ndcg@10-l2", "only for binary"),
         ("mrrr", "ranx syntax: mrr, "),
