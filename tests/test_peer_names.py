@@ -233,3 +233,19 @@ def test_audit_takes_peer_names_beside_the_headline_measures():
     assert ap["reference"].iloc[0] == 1.0
     assert dict(zip(ap["convention"], ap["mean"], strict=True))["all_qrels"] == 0.5
     assert set(table[table["measure"] == "P_7"]["run"]) == {"x", "y"}
+
+
+def test_ranx_dcg_and_rbp():
+    import math
+
+    # grades: z none, a 2 (rank 2), c 0, d -1, b 1 (rank 5)
+    values = _topic1(["dcg_cut.3,5", "dcg_exp", "dcg_exp_cut.3", "rbp_grade.p=0.5"])
+    assert values["dcg_cut_3"] == pytest.approx(2 / math.log2(3), abs=1e-15)
+    assert values["dcg_cut_5"] == pytest.approx(2 / math.log2(3) + 1 / math.log2(6), abs=1e-15)
+    # gain 2^g - 1: a 3, b 1
+    assert values["dcg_exp_cut_3"] == pytest.approx(3 / math.log2(3), abs=1e-15)
+    assert values["dcg_exp"] == pytest.approx(3 / math.log2(3) + 1 / math.log2(6), abs=1e-15)
+    # (1 - p) (2 p^1 + 1 p^4), p = 0.5: 0.5 * (1 + 0.0625) = 0.53125, the grade unscaled
+    assert values["rbp_grade_p=0.5"] == 0.53125
+    assert parse_peer_name("rbp@5").printed == "rbp_grade_p=0.5"
+    assert parse_peer_name("dcg_burges@3").printed == "dcg_exp_cut_3"

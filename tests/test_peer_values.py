@@ -95,6 +95,12 @@ RANX = [
     "f1",
     "f1@5",
     "r-precision",
+    "dcg@5",
+    "dcg@10",
+    "dcg_burges",
+    "dcg_burges@5",
+    "rbp@95",
+    "rbp@8-l2",
 ]
 SEEDS = (1, 2, 3, 4)
 

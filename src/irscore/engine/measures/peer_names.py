@@ -100,6 +100,7 @@ NAME_FAMILIES = (
 # ir_measures: a head (NERR8, alpha_nDCG, α_nDCG), (params), @ a cut-off or a recall level
 _IRM_NAME = re.compile(r"(?P<head>[^\W\d]\w*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[0-9.]+))?")
 _RANX_NAME = re.compile(r"(?P<head>[a-z][a-z0-9_-]*?)(?:@(?P<k>[0-9]+))?(?:-l(?P<rel>[0-9]+))?")
+_RANX_RBP = re.compile(r"rbp[.@](?P<p>[0-9]+)(?:-l(?P<rel>[0-9]+))?")
 
 
 def parse_peer_name(name: str) -> PeerName | None:
@@ -110,6 +111,9 @@ def parse_peer_name(name: str) -> PeerName | None:
     if irm and head in irm_names.READERS:
         params = irm_params(name, irm["params"] or "")
         return irm_names.READERS[head](name, irm["at"], params)
+    rbp = _RANX_RBP.fullmatch(name)
+    if rbp:
+        return ranx_names.rbp(name, rbp["p"], int(rbp["rel"]) if rbp["rel"] else 1)
     ranx = _RANX_NAME.fullmatch(name)
     if ranx and ranx["head"] in ranx_names.READERS:
         k = int(ranx["k"]) if ranx["k"] else None

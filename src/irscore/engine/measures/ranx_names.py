@@ -35,4 +35,13 @@ READERS = {
     "hits": _ranx(None, "hits"),  # `hits` alone is irscore's family (trec_eval's syntax)
     "f1": _ranx("set_F", "F1"),
     "r-precision": _ranx("Rprec", None),
+    "dcg": _ranx(None, "dcg_cut", binary=False),  # `dcg` alone is irscore's (trec_eval 10's)
+    "dcg_burges": _ranx("dcg_exp", "dcg_exp_cut", binary=False),
 }
+
+
+def rbp(name: str, digits: str, level: int) -> PeerName:
+    """ranx's `rbp.95` (or `rbp@95`): p = 0.95, the grade as gain (not scaled)."""
+    p = float(f"0.{digits}")
+    text = f"p={p!r}"
+    return peer(name, "rbp_grade", text, f"rbp_grade_{text}", (*RANX, *rel(name, level)), "ranx")
