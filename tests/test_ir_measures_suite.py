@@ -69,18 +69,7 @@ def _id(case: dict) -> str:
 
 VALUED = [c for c in CASES if c["measure"] not in REFUSED]
 # the measures irscore does not compute yet
-NOT_YET = (
-    "Accuracy",
-    "BPM",
-    "Compat",
-    "INSQ",
-    "INST",
-    "NERR8",
-    "NERR9",
-    "NERR10",
-    "NERR11",
-    "SDCG",
-)
+NOT_YET = ("Accuracy", "Compat")
 
 
 def _marks(case: dict) -> list:

@@ -249,3 +249,36 @@ def test_ranx_dcg_and_rbp():
     assert values["rbp_grade_p=0.5"] == 0.53125
     assert parse_peer_name("rbp@5").printed == "rbp_grade_p=0.5"
     assert parse_peer_name("dcg_burges@3").printed == "dcg_exp_cut_3"
+
+
+def test_cwl_measures_worked_by_hand():
+    import math
+
+    # max_rel=2 scales the grades to gains: z 0, a 1.0 (rank 2), c 0, d 0 (grade -1: 0),
+    # b 0.5 (rank 5); the ranking is 1000 ranks long, gain 0 past rank 5. W(i) is the
+    # product R(i) of C(1..i-1) over their sum; the value is sum W(i) gain(i)
+    names = ["NERR8(max_rel=2)@3", "NERR9(max_rel=2)@5", "NERR10(p=0.5,max_rel=2)"]
+    names += ["BPM(max_rel=2)@10", "SDCG(max_rel=2)@2", "INSQ(max_rel=2)", "INST(max_rel=2)"]
+    values = {n: v for n, v in _means(names).items()}
+    # both topics count (-c): topic 2 has no results, so each mean is half of topic 1's
+    topic1 = {name: 2 * value for name, value in values.items()}
+    # NERR8@3: C = 1 - gain before rank 3: C(1) = 1, C(2) = 0: W = 1/2, 1/2 -> 1/2
+    assert topic1["NERR8(max_rel=2)@3"] == pytest.approx(0.5, abs=1e-15)
+    # NERR9@5: C(i) = i / (i + 1) (1 - gain): C(1) = 1/2, C(2) = 0: R = 1, 1/2 -> 1/3
+    assert topic1["NERR9(max_rel=2)@5"] == pytest.approx(1 / 3, abs=1e-15)
+    # NERR10(p=0.5): C(i) = 0.5 (1 - gain): the same R -> 1/3
+    assert topic1["NERR10(p=0.5,max_rel=2)"] == pytest.approx(1 / 3, abs=1e-15)
+    # BPM(T=1)@10: going on while the gain so far is below 1 (rank 1 only): W = 1/2, 1/2
+    assert topic1["BPM(max_rel=2)@10"] == pytest.approx(0.5, abs=1e-15)
+    # SDCG@2: C(1) = log2(2) / log2(3), C(2) = 0: R = 1, 1/log2(3) -> 1 / (log2(3) + 1)
+    assert topic1["SDCG(max_rel=2)@2"] == pytest.approx(1 / (math.log2(3) + 1), abs=1e-15)
+    # INSQ(T=1): C(i) = ((i + 1) / (i + 2))^2, so R(i) = (2 / (i + 1))^2:
+    # (R(2) * 1 + R(5) * 0.5) / sum R = (4/9 + 2/36) / (4 * sum over m = 2..1001 of 1/m^2)
+    insq = (4 / 9 + 2 / 36) / (4 * math.fsum(1 / m**2 for m in range(2, 1002)))
+    assert topic1["INSQ(max_rel=2)"] == pytest.approx(insq, rel=1e-12)
+    # INST(T=1): C(i) = ((i + T + T_i - 1) / (i + T + T_i))^2 with T_i = 1 - gain so far:
+    # C(1) = (2/3)^2, C(2) = (2/3)^2, C(3) = (3/4)^2, C(4) = (4/5)^2, then T_i = -1/2 and
+    # C(i) = ((i - 1/2) / (i + 1/2))^2, so R(i) = 16/225 (4.5 / (i - 1/2))^2 from rank 5
+    reach = [1, 4 / 9, 16 / 81, 1 / 9] + [16 / 225 * (4.5 / (i - 0.5)) ** 2 for i in range(5, 1001)]
+    inst = (reach[1] * 1 + reach[4] * 0.5) / math.fsum(reach)
+    assert topic1["INST(max_rel=2)"] == pytest.approx(inst, rel=1e-12)

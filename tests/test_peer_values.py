@@ -76,6 +76,17 @@ IR_MEASURES = [
     "R(rel=2)@5",
     "P(judged_only=True)@4",
     "Rprec(rel=2)",
+    "INST(max_rel=3)",
+    "INST(T=2.0,max_rel=2)",
+    "INSQ(max_rel=3)",
+    "BPM(max_rel=3)@10",
+    "BPM(T=2.0,max_rel=2)@5",
+    "NERR8(max_rel=3)@10",
+    "NERR9(max_rel=3)@5",
+    "NERR10(p=0.8,max_rel=3)",
+    "NERR11(T=2.0,max_rel=3)",
+    "SDCG(max_rel=3)@10",
+    "SDCG(min_rel=1,max_rel=3)@5",
 ]
 GDEVAL = {"nDCG(dcg='exp-log2')@10", "ERR@10", "ERR@20"}  # printed with %.5f
 RANX = [

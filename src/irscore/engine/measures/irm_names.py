@@ -23,6 +23,7 @@ from irscore.engine.measures.peer_common import (
     peer,
     rel,
     take,
+    whole,
 )
 
 RBP_PERSISTENCE = 0.8  # ir_measures' default p (trec_eval 10's rbp: 0.9)
@@ -226,6 +227,34 @@ def _nrbp(name: str, at: str | None, params: dict[str, Any]) -> PeerName:
     return peer(name, "nrbp", text, f"nrbp_{text}", changes)
 
 
+def _cwl(family: str, *names: str):
+    """A reader of a cwl_eval measure (INST, INSQ, BPM, NERR8-11, SDCG): max_rel given,
+    min_rel 0 by default, `names` its own parameters (`k` its cut-off, required)."""
+    defaults = {"T": 1.0, "p": 0.9, "dcg": "log2"}
+
+    def read(name: str, at: str | None, params: dict[str, Any]) -> PeerName:
+        own = {key: defaults[key] for key in names if key != "k"}
+        p = take(name, params, {**own, "min_rel": 0, "max_rel": None})
+        k = cutoff(name, at)
+        if "k" in names:
+            k = need_k(name, k)
+        else:
+            no_k(name, at)
+        if p["max_rel"] is None:
+            raise PeerNameError(f"measure {name!r} needs max_rel, the highest grade: max_rel=3")
+        low, high = (whole(name, key, p[key], -(2**31)) for key in ("min_rel", "max_rel"))
+        if not low < high:
+            raise PeerNameError(f"measure {name!r}: min_rel must be below max_rel")
+        if p.pop("dcg", "log2") != "log2":
+            raise PeerNameError(f"measure {name!r}: dcg is log2")
+        values = [f"k={k}"] if k is not None else []
+        values += [f"{key}={number(name, key, p[key], 0, None)!r}" for key in own if key != "dcg"]
+        text = ",".join([*values, f"min_rel={low}", f"max_rel={high}"])
+        return peer(name, family, text, f"{family}_{text}", IRM_CWL)
+
+    return read
+
+
 READERS = {
     "P": _binary("P", "P", cut_required=True),
     "AP": _binary("map", "map_cut"),
@@ -255,4 +284,13 @@ READERS = {
     "NRBP": _nrbp,
     "P_IA": _diversity("p_ia"),
     "StRecall": _diversity("strec"),
+    # cwl_eval: C/W/L measures over every qrels topic, ties in the run's order
+    "INST": _cwl("inst", "T"),
+    "INSQ": _cwl("insq", "T"),
+    "BPM": _cwl("bpm", "k", "T"),
+    "NERR8": _cwl("nerr8", "k"),
+    "NERR9": _cwl("nerr9", "k"),
+    "NERR10": _cwl("nerr10", "p"),
+    "NERR11": _cwl("nerr11", "T"),
+    "SDCG": _cwl("sdcg", "k", "dcg"),
 }

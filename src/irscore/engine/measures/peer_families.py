@@ -4,11 +4,27 @@ name, each declared once here and listed in `registry.FAMILIES` after trec_eval'
 
 from __future__ import annotations
 
-from irscore.engine.measures import dcg
+from irscore.engine.measures import cwl, dcg
 from irscore.engine.measures.family import Family, Params
 
 _CUT = Params("cutoffs", (10,))
 _P = Params("named", names=("p",))
+_RELS = ("min_rel", "max_rel")  # cwl_eval's gain scale
+
+
+def _cwl(name: str, names: tuple[str, ...], peer: str) -> Family:
+    """A C/W/L measure of cwl_eval, its parameters named (`-m inst.T=2,max_rel=3`)."""
+    params = Params("named", names=(*names, *_RELS))
+    return Family(
+        name,
+        cwl.measure(name),
+        params,
+        trec_eval=(),
+        pytrec_eval=(),
+        by_name=True,
+        peer=f"ir_measures {peer}",
+    )
+
 
 DECLARATIONS = (
     Family(
@@ -35,4 +51,12 @@ DECLARATIONS = (
         by_name=True,
         peer="ranx rbp.95",
     ),
+    _cwl("inst", ("T",), "INST"),
+    _cwl("insq", ("T",), "INSQ"),
+    _cwl("bpm", ("k", "T"), "BPM"),
+    _cwl("nerr8", ("k",), "NERR8"),
+    _cwl("nerr9", ("k",), "NERR9"),
+    _cwl("nerr10", ("p",), "NERR10"),
+    _cwl("nerr11", ("T",), "NERR11"),
+    _cwl("sdcg", ("k",), "SDCG"),
 )
