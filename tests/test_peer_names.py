@@ -282,3 +282,16 @@ def test_cwl_measures_worked_by_hand():
     reach = [1, 4 / 9, 16 / 81, 1 / 9] + [16 / 225 * (4.5 / (i - 0.5)) ** 2 for i in range(5, 1001)]
     inst = (reach[1] * 1 + reach[4] * 0.5) / math.fsum(reach)
     assert topic1["INST(max_rel=2)"] == pytest.approx(inst, rel=1e-12)
+
+
+def test_compat_worked_by_hand():
+    # ideal ranking: a (grade 2), b (grade 1); run: z a c d b. a is in both prefixes from
+    # depth 2 = max(rank 2, ideal 1), b from depth 5 = max(rank 5, ideal 2): overlaps at
+    # depths 1..5 are 0 1 1 1 2. RBO (p = 0.5) = sum p^(d-1) overlap / d over sum p^(d-1)
+    run = 0.5 * 1 / 2 + 0.25 * 1 / 3 + 0.125 * 1 / 4 + 0.0625 * 2 / 5
+    weights = 1 + 0.5 + 0.25 + 0.125 + 0.0625
+    # the ideal against itself: overlaps 1 2 2 2 2
+    best = 1 + 0.5 * 2 / 2 + 0.25 * 2 / 3 + 0.125 * 2 / 4 + 0.0625 * 2 / 5
+    assert _topic1(["compat.p=0.5"])["compat_p=0.5"] == pytest.approx(run / best, abs=1e-15)
+    raw = _topic1(["compat.p=0.5,normalize=0"])["compat_p=0.5,normalize=0"]
+    assert raw == pytest.approx(run / weights, abs=1e-15)

@@ -87,6 +87,9 @@ IR_MEASURES = [
     "NERR11(T=2.0,max_rel=3)",
     "SDCG(max_rel=3)@10",
     "SDCG(min_rel=1,max_rel=3)@5",
+    "Compat",
+    "Compat(p=0.8)",
+    "Compat(normalize=False)",
 ]
 GDEVAL = {"nDCG(dcg='exp-log2')@10", "ERR@10", "ERR@20"}  # printed with %.5f
 RANX = [

@@ -255,6 +255,16 @@ def _cwl(family: str, *names: str):
     return read
 
 
+def _compat(name: str, at: str | None, params: dict[str, Any]) -> PeerName:
+    p = take(name, params, {"p": 0.95, "normalize": True})
+    no_k(name, at)
+    if not isinstance(p["normalize"], bool):
+        raise PeerNameError(f"measure {name!r}: normalize must be True or False")
+    text = f"p={number(name, 'p', p['p'], 0, 1)!r}" + ("" if p["normalize"] else ",normalize=0")
+    # the provider sorts the run by docno, then (stably) by score: ties by docno ascending
+    return peer(name, "compat", text, f"compat_{text}", IRM_SORTED)
+
+
 READERS = {
     "P": _binary("P", "P", cut_required=True),
     "AP": _binary("map", "map_cut"),
@@ -293,4 +303,5 @@ READERS = {
     "NERR10": _cwl("nerr10", "p"),
     "NERR11": _cwl("nerr11", "T"),
     "SDCG": _cwl("sdcg", "k", "dcg"),
+    "Compat": _compat,
 }

@@ -4,7 +4,7 @@ name, each declared once here and listed in `registry.FAMILIES` after trec_eval'
 
 from __future__ import annotations
 
-from irscore.engine.measures import cwl, dcg
+from irscore.engine.measures import compat, cwl, dcg
 from irscore.engine.measures.family import Family, Params
 
 _CUT = Params("cutoffs", (10,))
@@ -59,4 +59,13 @@ DECLARATIONS = (
     _cwl("nerr10", ("p",), "NERR10"),
     _cwl("nerr11", ("T",), "NERR11"),
     _cwl("sdcg", ("k",), "SDCG"),
+    Family(
+        "compat",
+        compat.compat,
+        Params("named", names=("p", "normalize")),
+        trec_eval=(),
+        pytrec_eval=(),
+        by_name=True,
+        peer="ir_measures Compat",
+    ),
 )
