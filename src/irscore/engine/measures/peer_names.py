@@ -12,90 +12,27 @@ docs/measure-names.md lists them with the differences that remain.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
 
 from irscore.engine.measures import irm_names, ranx_names
 from irscore.engine.measures.irm_names import RBP_PERSISTENCE as IRM_RBP_PERSISTENCE
+from irscore.engine.measures.name_families import NAME_FAMILIES, NameFamily
 from irscore.engine.measures.peer_common import (
-    IRM,
-    IRM_CWL,
-    IRM_GDEVAL,
-    IRM_SORTED,
-    RANX,
     PeerName,
     PeerNameError,
     irm_params,
 )
 from irscore.engine.measures.requests import MeasureError
 
-__all__ = ["IRM_RBP_PERSISTENCE", "MeasureError", "PeerName", "PeerNameError", "parse_peer_name"]
+__all__ = [
+    "IRM_RBP_PERSISTENCE",
+    "NAME_FAMILIES",
+    "MeasureError",
+    "NameFamily",
+    "PeerName",
+    "PeerNameError",
+    "parse_peer_name",
+]
 
-
-@dataclass(frozen=True)
-class NameFamily:
-    """A family of peer names, for `irscore measures`: the syntax, the irscore measure it
-    is, its parameters, the peer, the implementation the peer uses, and its convention."""
-
-    syntax: str
-    measure: str
-    parameters: str
-    peer: str
-    provider: str
-    changes: tuple[tuple[str, Any], ...]
-
-
-NAME_FAMILIES = (
-    NameFamily("P@k, P(rel=r)@k", "P_k", "k, rel", "ir_measures", "pytrec_eval", IRM),
-    NameFamily(
-        "AP, AP@k, AP(rel=r)", "map, map_cut_k", "k, rel", "ir_measures", "pytrec_eval", IRM
-    ),
-    NameFamily("RR, RR(rel=r)", "recip_rank", "rel", "ir_measures", "pytrec_eval", IRM),
-    NameFamily("RR@k", "recip_rank_cut_k", "k, rel", "ir_measures", "msmarco", IRM_SORTED),
-    NameFamily("R@k", "recall_k", "k", "ir_measures", "pytrec_eval", IRM),
-    NameFamily("nDCG, nDCG@k", "ndcg, ndcg_cut_k", "k", "ir_measures", "pytrec_eval", IRM),
-    NameFamily(
-        "nDCG(gains={g:v,...})[@k]",
-        "ndcg_MAP, ndcg_cut_gains_MAP@k",
-        "gains, k",
-        "ir_measures",
-        "pytrec_eval",
-        IRM,
-    ),
-    NameFamily(
-        "nDCG(dcg='exp-log2')@k", "ndcg_exp_cut_k", "k", "ir_measures", "gdeval", IRM_GDEVAL
-    ),
-    NameFamily("ERR@k", "err_k", "k", "ir_measures", "gdeval", IRM_GDEVAL),
-    NameFamily("Judged@k", "judged_rate_k", "k", "ir_measures", "judged", IRM_SORTED),
-    NameFamily(
-        "RBP(rel=r[,p=x])", "rbp_bin_p=x", "p (0.8), rel", "ir_measures", "cwl_eval", IRM_CWL
-    ),
-    NameFamily(
-        "RBP[(p=x)]",
-        "rbp_p=x",
-        "p (0.8)",
-        "ir_measures",
-        "no default provider: trec_eval 10 rbp",
-        IRM,
-    ),
-    NameFamily("RPrec, Rprec(rel=r)", "Rprec", "rel", "ir_measures", "pytrec_eval", IRM),
-    NameFamily("Success@k", "success_k", "k, rel", "ir_measures", "pytrec_eval", IRM),
-    NameFamily("Bpref, BPref", "bpref", "rel", "ir_measures", "pytrec_eval", IRM),
-    NameFamily(
-        "NumRet, NumRelRet", "num_ret, num_rel_ret", "rel", "ir_measures", "pytrec_eval", IRM
-    ),
-    NameFamily("NumRel", "num_rel", "", "ir_measures", "pytrec_eval", ()),
-    NameFamily("ndcg@k", "ndcg_cut_k", "k", "ranx", "ranx", RANX),
-    NameFamily("ndcg_burges[@k]", "ndcg_exp, ndcg_exp_cut_k", "k", "ranx", "ranx", RANX),
-    NameFamily("map@k", "map_cut_k", "k, -lN", "ranx", "ranx", RANX),
-    NameFamily("mrr, mrr@k", "recip_rank, recip_rank_cut_k", "k, -lN", "ranx", "ranx", RANX),
-    NameFamily("precision, precision@k", "set_P, P_k", "k, -lN", "ranx", "ranx", RANX),
-    NameFamily("recall@k", "recall_k", "k, -lN", "ranx", "ranx", RANX),
-    NameFamily("hit_rate@k", "success_k", "k, -lN", "ranx", "ranx", RANX),
-    NameFamily("hits@k", "hits_k", "k, -lN", "ranx", "ranx", RANX),
-    NameFamily("f1, f1@k", "set_F, F1_k", "k, -lN", "ranx", "ranx", RANX),
-    NameFamily("r-precision", "Rprec", "-lN", "ranx", "ranx", RANX),
-)
 
 # ir_measures: a head (NERR8, alpha_nDCG, α_nDCG), (params), @ a cut-off or a recall level
 _IRM_NAME = re.compile(r"(?P<head>[^\W\d]\w*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[0-9.]+))?")
