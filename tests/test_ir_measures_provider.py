@@ -5,6 +5,7 @@ without results and run topics without judgments."""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import pytest
@@ -63,7 +64,7 @@ def test_ir_measures_module_functions_score_with_irscore_when_default(registered
 def test_supports_what_irscore_reads(registered):
     assert registered.supports(ir_measures.parse_measure("nDCG@10"))
     assert registered.supports(ir_measures.parse_measure("NERR8(max_rel=3)@10"))
-    assert not registered.supports(ir_measures.parse_measure("Accuracy"))
+    assert registered.supports(ir_measures.parse_measure("Accuracy"))
     assert not registered.supports(ir_measures.parse_measure("nERR_IA@5"))
 
 
@@ -99,7 +100,14 @@ def test_equals_ir_measures_default_providers(data):
     provider = ir_measures_provider.IrscoreProvider()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        their_means, theirs = ir_measures.calc(MEASURES, qrels, run)
+        # ir_measures one measure a call: in one call its pytrec_eval provider may score
+        # nDCG on the qrels a nDCG(gains=...) of the call mapped (its first invocation),
+        # and its pyndeval provider's second invocation finds the sorted run used up
+        their_means, theirs = {}, []
+        for measure in MEASURES:
+            means, metrics = ir_measures.calc([measure], qrels, run)
+            their_means |= means
+            theirs += metrics
         my_means, my_metrics = provider.calc(MEASURES, qrels, run)
     mine = {(m.query_id, str(m.measure)): m.value for m in my_metrics}
     for metric in theirs:
@@ -119,3 +127,25 @@ def test_equals_ir_measures_default_providers(data):
             qrels,
             run,
         )
+
+
+def test_accuracy_leaves_out_the_topics_ir_measures_leaves_out():
+    # topic 2 has no relevant document retrieved, topic 3 no results: no value for either.
+    # (Asked beside a measure of another provider, ir_measures' default pipeline fills them
+    # with 0, as its own accuracy provider does not: irscore follows the provider.)
+    qrels = {"1": {"a": 1, "b": 0}, "2": {"x": 1}, "3": {"y": 1}}
+    run = {"1": {"b": 2.0, "a": 1.0, "c": 0.5}, "2": {"z": 1.0, "w": 0.5}}
+    measures = [ir_measures.Accuracy, ir_measures.Accuracy @ 2, ir_measures.Accuracy @ 1]
+    provider = ir_measures_provider.IrscoreProvider()
+    theirs_mean, theirs = ir_measures.calc(measures, qrels, run)
+    mine_mean, mine = provider.calc(measures, qrels, run)
+
+    def rows(metrics):
+        return sorted((str(m.measure), m.query_id, round(m.value, 12)) for m in metrics)
+
+    # topic 1: a has b above it, of the 2 non-relevant (b, c): 1 - 1 / (2 x 1) = 0.5; in
+    # its top 2 (b a), 1 - 1 / (1 x 1) = 0; its top 1 (b) has no relevant document
+    expected = [("Accuracy", "1", 0.5), ("Accuracy@2", "1", 0.0)]
+    assert rows(mine) == rows(theirs) == expected
+    assert mine_mean == pytest.approx(theirs_mean, abs=1e-12, nan_ok=True)
+    assert math.isnan(mine_mean[ir_measures.Accuracy @ 1])  # no topic has a value

@@ -68,14 +68,6 @@ def _id(case: dict) -> str:
 
 
 VALUED = [c for c in CASES if c["measure"] not in REFUSED]
-# the measures irscore does not compute yet
-NOT_YET = ("Accuracy",)
-
-
-def _marks(case: dict) -> list:
-    if case["measure"].partition("(")[0].partition("@")[0] in NOT_YET:
-        return [pytest.mark.xfail(strict=True, reason="not computed yet")]
-    return []
 
 
 def test_the_suite_holds_every_value():

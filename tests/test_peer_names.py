@@ -295,3 +295,16 @@ def test_compat_worked_by_hand():
     assert _topic1(["compat.p=0.5"])["compat_p=0.5"] == pytest.approx(run / best, abs=1e-15)
     raw = _topic1(["compat.p=0.5,normalize=0"])["compat_p=0.5,normalize=0"]
     assert raw == pytest.approx(run / weights, abs=1e-15)
+
+
+def test_accuracy_worked_by_hand():
+    # relevant: a (rank 2, 1 non-relevant above: z), b (rank 5, 3 above: z c d); the
+    # ranking's non-relevant: z c d (d's grade -1 and z's missing judgment count as such)
+    # 1 - (1 + 3) / (3 non-relevant x 2 relevant) = 1/3. Topic 2 has no results: no value,
+    # so the mean is topic 1's
+    means = _means(["Accuracy", "Accuracy@2", "Accuracy(rel=2)"])
+    assert means["Accuracy"] == pytest.approx(1 / 3, abs=1e-15)
+    # top 2: z a; a has the one non-relevant above it: 1 - 1 / (1 x 1) = 0
+    assert means["Accuracy@2"] == 0.0
+    # rel=2: a only; b (grade 1) is non-relevant too: 1 - 1 / (4 x 1) = 0.75
+    assert means["Accuracy(rel=2)"] == 0.75

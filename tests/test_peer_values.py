@@ -216,3 +216,31 @@ def test_ranx_tie_order_is_not_irscore_s():
     # and irscore's (docno descending) can put another document first
     qrels, run = {"1": {"a": 1}}, {"1": {"a": 1.0, "b": 1.0}}
     assert irscore_values(qrels, run, ["mrr"])["mrr"]["all"] == 0.5  # b first
+
+
+ACCURACY = ["Accuracy", "Accuracy(rel=2)", "Accuracy@5"]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_accuracy_equals_ir_measures(seed):
+    # ir_measures' accuracy provider gives no value to a topic without a relevant document
+    # in its top k (irscore: NaN), and divides 0 by 0 on a topic whose top k is all
+    # relevant (ZeroDivisionError: such a call is left out; irscore gives 1)
+    import ir_measures
+
+    qrels, run = collection(seed, ties=True)
+    mine = irscore_values(qrels, run, ACCURACY)
+    compared = 0
+    for name in ACCURACY:
+        measure = ir_measures.parse_measure(name)
+        try:
+            theirs = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+            mean = ir_measures.calc_aggregate([measure], qrels, run)[measure]
+        except ZeroDivisionError:
+            continue
+        defined = {t: v for t, v in mine[name].items() if t != "all" and not np.isnan(v)}
+        assert set(defined) == set(theirs), name
+        _close(name, defined, theirs, 1e-12)
+        assert mine[name]["all"] == pytest.approx(mean, abs=1e-12), name
+        compared += 1
+    assert compared

@@ -52,12 +52,26 @@ class IrscoreEvaluator(Evaluator):
         self.qrels = pd.DataFrame(frame[[c for c in columns if c in frame.columns]])
         super().__init__(list(self.names.values()), set(self.qrels["query_id"].astype(str)))
 
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """The values irscore gives, then the measure's default (0) for each qrels topic
+        without one, as ir_measures' Evaluator does, but for Accuracy, whose provider
+        leaves a topic without a relevant document out."""
+        seen = set()
+        for metric in self._iter_calc(run):
+            seen.add((metric.measure, metric.query_id))
+            yield metric
+        for measure in sorted(self.measures, key=str):
+            if measure.NAME != "Accuracy":
+                for topic in sorted(self.qrel_qids):
+                    if (measure, topic) not in seen:
+                        yield Metric(query_id=topic, measure=measure, value=measure.DEFAULT)
+
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
         import irscore
 
         frame = RunConverter(run).as_pd_dataframe()[["query_id", "doc_id", "score"]]
         table = irscore.evaluate(self.qrels, frame, measures=list(self.names))
-        rows = table[table["topic"] != "all"]
+        rows = table[(table["topic"] != "all") & table["value"].notna()]  # NaN: no value
         for topic, name, value in zip(rows["topic"], rows["measure"], rows["value"], strict=True):
             yield Metric(query_id=str(topic), measure=self.names[str(name)], value=float(value))
 

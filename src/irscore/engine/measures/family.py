@@ -39,7 +39,9 @@ class Family:
     return {printed name: per-topic values}. `aggregate`: the `all` value is the
     mean over topics, the sum, the geometric mean, the number of topics
     (`count`), or the relevant judgments (`relevant`: num_rel, which -c counts
-    over every qrels topic), or nothing (`none`: a text). `topic_rows`: per-topic
+    over every qrels topic), or nothing (`none`: a text), or the mean over the topics with
+    a value (`mean_defined`: a topic's NaN is no value, as Accuracy's without a relevant
+    document). `topic_rows`: per-topic
     values exist (not for the geometric means); `printed_per_topic`: trec_eval
     prints them with -q. `text`: the per-topic values are strings (object arrays
     of str), computed only when `compute` is asked for them.

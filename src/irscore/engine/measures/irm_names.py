@@ -265,6 +265,20 @@ def _compat(name: str, at: str | None, params: dict[str, Any]) -> PeerName:
     return peer(name, "compat", text, f"compat_{text}", IRM_SORTED)
 
 
+# the accuracy provider sorts by score alone (stably: ties in the run's order) and scores
+# the run's topics that have judgments
+_ACCURACY = (("score_precision", "float64"), ("tie_break", "file_order"))
+
+
+def _accuracy(name: str, at: str | None, params: dict[str, Any]) -> PeerName:
+    p = take(name, params, {"rel": 1})
+    whole(name, "rel", p["rel"], 1)
+    k = cutoff(name, at)
+    text = None if k is None else f"k={k}"
+    printed = "accuracy" if text is None else f"accuracy_{text}"
+    return peer(name, "accuracy", text, printed, (*_ACCURACY, *rel(name, p["rel"])))
+
+
 READERS = {
     "P": _binary("P", "P", cut_required=True),
     "AP": _binary("map", "map_cut"),
@@ -304,4 +318,5 @@ READERS = {
     "NERR11": _cwl("nerr11", "T"),
     "SDCG": _cwl("sdcg", "k", "dcg"),
     "Compat": _compat,
+    "Accuracy": _accuracy,
 }

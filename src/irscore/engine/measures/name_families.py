@@ -312,6 +312,19 @@ NAME_FAMILIES = (
         "not retrieved as 0.0: where two tie, compat keeps the qrels' order and irscore "
         "puts the retrieved first, then docno order",
     ),
+    _irm(
+        "Accuracy[(rel=r)][@k]",
+        "accuracy, accuracy_k=k",
+        "k, rel",
+        "accuracy",
+        (("score_precision", "float64"), ("tie_break", "file_order")),
+        ("Accuracy", "Accuracy(rel=2)", "Accuracy@10"),
+        "a topic without a relevant document in its top k has no value (NaN; the mean is "
+        "over the others, as the provider's); a top k without a non-relevant document: "
+        "irscore 1, ir_measures raises ZeroDivisionError; asked beside another provider's "
+        "measure, ir_measures' default pipeline gives the topics without a value 0, irscore "
+        "does not",
+    ),
     _ranx("ndcg@k", "ndcg_cut_k", "k", ("ndcg@10",)),
     _ranx("ndcg_burges[@k]", "ndcg_exp, ndcg_exp_cut_k", "k", ("ndcg_burges", "ndcg_burges@10")),
     _ranx("dcg@k", "dcg_cut_k", "k", ("dcg@10",)),

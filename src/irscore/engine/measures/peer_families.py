@@ -4,7 +4,7 @@ name, each declared once here and listed in `registry.FAMILIES` after trec_eval'
 
 from __future__ import annotations
 
-from irscore.engine.measures import compat, cwl, dcg
+from irscore.engine.measures import accuracy, compat, cwl, dcg
 from irscore.engine.measures.family import Family, Params
 
 _CUT = Params("cutoffs", (10,))
@@ -67,5 +67,15 @@ DECLARATIONS = (
         pytrec_eval=(),
         by_name=True,
         peer="ir_measures Compat",
+    ),
+    Family(
+        "accuracy",
+        accuracy.accuracy,
+        Params("named", names=("k",)),
+        aggregate="mean_defined",
+        trec_eval=(),
+        pytrec_eval=(),
+        by_name=True,
+        peer="ir_measures Accuracy",
     ),
 )

@@ -40,7 +40,7 @@ DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 # trec_eval's default multiples of R for Rprec_mult (written as literals: 3 * 0.2 != 0.6)
 RPREC_MULT_CUTOFFS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 MIN_GEO_MEAN = 0.00001
-AGGREGATES = ("mean", "sum", "geometric", "count", "relevant", "none")
+AGGREGATES = ("mean", "sum", "geometric", "count", "relevant", "none", "mean_defined")
 
 
 def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
@@ -474,6 +474,8 @@ def added(name: str, partial: Partial | None, values: np.ndarray) -> Partial:
     count, total = partial or (0, None)
     if family_of(name).aggregate == "geometric":
         values = np.log(np.maximum(values, MIN_GEO_MEAN))
+    if family_of(name).aggregate == "mean_defined":  # the topics with a value only
+        values = values[~np.isnan(values)]
     if len(values):
         head = values if total is None else np.concatenate(([total], values))
         total = float(np.cumsum(head, dtype=np.float64)[-1])  # left to right, as `+=`
@@ -487,7 +489,7 @@ def finished(
     there)."""
     count, total = partial or (0, None)
     how = family_of(name).aggregate
-    n = count + missing
+    n = count + (missing if how != "mean_defined" else 0)
     total = 0.0 if total is None else total
     if how == "count":
         return float(n)
@@ -495,8 +497,8 @@ def finished(
         return num_rel_all_qrels
     if how in ("sum", "relevant"):
         return total
-    if n == 0:
-        return 0.0
+    if n == 0:  # no topic: 0, as trec_eval; no topic with a value: none
+        return float("nan") if how == "mean_defined" else 0.0
     if how == "geometric":
         return float(np.exp((total + missing * np.log(MIN_GEO_MEAN)) / n))
     return total / n
