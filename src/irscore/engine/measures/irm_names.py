@@ -216,15 +216,20 @@ def _diversity(family: str, alpha: bool = False):
     return read
 
 
-def _nrbp(name: str, at: str | None, params: dict[str, Any]) -> PeerName:
-    p = take(name, params, {"rel": 1, "alpha": 0.5, "beta": 0.5})
-    no_k(name, at)
-    alpha, beta = (number(name, key, p[key], 0, 1) for key in ("alpha", "beta"))
-    changes = (*IRM_SORTED, *rel(name, p["rel"]))
-    if (alpha, beta) == (0.5, 0.5):
-        return peer(name, "nrbp", None, "nrbp", changes)
-    text = f"alpha={alpha!r},beta={beta!r}"
-    return peer(name, "nrbp", text, f"nrbp_{text}", changes)
+def _nrbp(family: str):
+    """A reader of pyndeval's NRBP or nNRBP (rel, alpha, beta)."""
+
+    def read(name: str, at: str | None, params: dict[str, Any]) -> PeerName:
+        p = take(name, params, {"rel": 1, "alpha": 0.5, "beta": 0.5})
+        no_k(name, at)
+        alpha, beta = (number(name, key, p[key], 0, 1) for key in ("alpha", "beta"))
+        changes = (*IRM_SORTED, *rel(name, p["rel"]))
+        if (alpha, beta) == (0.5, 0.5):
+            return peer(name, family, None, family, changes)
+        text = f"alpha={alpha!r},beta={beta!r}"
+        return peer(name, family, text, f"{family}_{text}", changes)
+
+    return read
 
 
 def _cwl(family: str, *names: str):
@@ -305,7 +310,9 @@ READERS = {
     # pyndeval: ndeval's measures over every qrels topic; pyndeval sorts by (-score, docno)
     "ERR_IA": _diversity("err_ia"),
     "alpha_nDCG": _diversity("alpha_ndcg", alpha=True),
-    "NRBP": _nrbp,
+    "NRBP": _nrbp("nrbp"),
+    "nNRBP": _nrbp("nnrbp"),
+    "nERR_IA": _diversity("nerr_ia"),
     "P_IA": _diversity("p_ia"),
     "StRecall": _diversity("strec"),
     # cwl_eval: C/W/L measures over every qrels topic, ties in the run's order

@@ -4,7 +4,7 @@ name, each declared once here and listed in `registry.FAMILIES` after trec_eval'
 
 from __future__ import annotations
 
-from irscore.engine.measures import accuracy, compat, cwl, dcg
+from irscore.engine.measures import accuracy, compat, cwl, dcg, diversity
 from irscore.engine.measures.family import Family, Params
 
 _CUT = Params("cutoffs", (10,))
@@ -77,5 +77,21 @@ DECLARATIONS = (
         pytrec_eval=(),
         by_name=True,
         peer="ir_measures Accuracy",
+    ),
+    *(
+        Family(
+            name,
+            kernel,
+            params,
+            trec_eval=(),
+            pytrec_eval=False,
+            judgments="subtopics",
+            by_name=True,
+            peer=f"ir_measures {peer}",
+        )
+        for name, kernel, params, peer in (
+            ("nerr_ia", diversity.nerr_ia, Params("cutoffs", diversity.CUTOFFS), "nERR_IA@k"),
+            ("nnrbp", diversity.nnrbp, Params("named", names=("alpha", "beta")), "nNRBP"),
+        )
     ),
 )
