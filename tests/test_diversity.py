@@ -195,10 +195,11 @@ PEER = {
     "nrbp": "NRBP",
     **{f"nerr_ia_{k}": f"nERR-IA@{k}" for k in (2, 3, 5, 10, 20)},
     "nnrbp": "nNRBP",
+    "ap_ia": "MAP-IA",
 }
 REQUESTS = ["alpha_ndcg.1,2,3,5,10,20", "err_ia.2,3,5,10,20", "p_ia.1,2,3,5,10,20"]
 REQUESTS += ["strec.1,2,3,5,10,20", "nrbp", "nerr_ia.2,3,5,10,20"]
-REQUESTS += ["nnrbp"]
+REQUESTS += ["nnrbp", "ap_ia"]
 
 
 def _generated(seed: int):
@@ -264,7 +265,7 @@ def test_the_workflow_config_names_no_diversity_measure():
 # ir_measures' names of the same measures (its pyndeval provider), in its default pipeline
 IR_MEASURES = ["ERR_IA@20", "ERR_IA(rel=2)@5", "alpha_nDCG@20", "alpha_nDCG@5", "NRBP"]
 IR_MEASURES += ["NRBP(alpha=0.25,beta=0.8)", "P_IA@10", "P_IA(rel=2)@3", "StRecall@10"]
-IR_MEASURES += ["nERR_IA@5", "nERR_IA(rel=2)@10"]
+IR_MEASURES += ["nERR_IA@5", "nERR_IA(rel=2)@10", "AP_IA", "AP_IA(rel=2)"]
 
 
 def test_ir_measures_names_equal_ir_measures_on_generated_collections():

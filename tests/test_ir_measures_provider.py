@@ -65,7 +65,7 @@ def test_supports_what_irscore_reads(registered):
     assert registered.supports(ir_measures.parse_measure("nDCG@10"))
     assert registered.supports(ir_measures.parse_measure("NERR8(max_rel=3)@10"))
     assert registered.supports(ir_measures.parse_measure("Accuracy"))
-    assert not registered.supports(ir_measures.parse_measure("AP_IA"))
+    assert not registered.supports(ir_measures.parse_measure("alpha_DCG@5"))
 
 
 GRADES = st.integers(-1, 3)

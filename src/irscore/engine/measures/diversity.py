@@ -195,3 +195,16 @@ def nnrbp(cov: Coverage, ctx: Context, text: str | None) -> dict[str, np.ndarray
             best = np.cumsum(ideal * _powers(beta, len(ideal)))[-1]
             values[t] = run / best if best else 0.0
     return {"nnrbp" if text is None else f"nnrbp_{text}": values}
+
+
+def ap_ia(cov: Coverage, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    """MAP-IA (ndeval's): the mean over the N subtopics of the run's average precision
+    for each, a document relevant when it covers the subtopic."""
+    values = np.zeros(len(cov.topics))
+    for t, (covers, judged) in enumerate(zip(cov.covers, cov.judged, strict=True)):
+        if covers.shape[1] and len(covers):
+            ranks = np.arange(1, len(covers) + 1, dtype=np.float64)[:, None]
+            precision = np.cumsum(covers, axis=0) / ranks
+            per_subtopic = np.where(covers, precision, 0.0).sum(axis=0) / judged.sum(axis=0)
+            values[t] = per_subtopic.mean()
+    return {"ap_ia": values}

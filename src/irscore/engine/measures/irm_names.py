@@ -188,12 +188,12 @@ def _iprec(name: str, at: str | None, params: dict[str, Any]) -> PeerName:
     return peer(name, "iprec_at_recall", level, f"iprec_at_recall_{level}", changes)
 
 
-def _rel_only(family: str):
-    """A reader of a pytrec_eval measure whose one parameter is rel."""
+def _rel_only(family: str, convention: tuple[tuple[str, Any], ...] = IRM):
+    """A reader of a measure whose one parameter is rel (pytrec_eval's, unless told)."""
 
     def read(name: str, at: str | None, params: dict[str, Any]) -> PeerName:
         no_k(name, at)
-        changes = (*IRM, *rel(name, take(name, params, {"rel": 1})["rel"]))
+        changes = (*convention, *rel(name, take(name, params, {"rel": 1})["rel"]))
         return peer(name, family, None, family, changes)
 
     return read
@@ -313,6 +313,7 @@ READERS = {
     "NRBP": _nrbp("nrbp"),
     "nNRBP": _nrbp("nnrbp"),
     "nERR_IA": _diversity("nerr_ia"),
+    "AP_IA": _rel_only("ap_ia", IRM_SORTED),
     "P_IA": _diversity("p_ia"),
     "StRecall": _diversity("strec"),
     # cwl_eval: C/W/L measures over every qrels topic, ties in the run's order

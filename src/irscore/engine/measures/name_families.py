@@ -261,6 +261,15 @@ NAME_FAMILIES = (
         f"over ndeval's greedy ideal ranking; {_PYNDEVAL}",
     ),
     _irm(
+        "AP_IA, MAP_IA",
+        "ap_ia",
+        "rel",
+        "pyndeval",
+        IRM_SORTED,
+        ("AP_IA", "MAP_IA(rel=2)"),
+        _PYNDEVAL,
+    ),
+    _irm(
         "nNRBP",
         "nnrbp",
         "rel, alpha, beta",

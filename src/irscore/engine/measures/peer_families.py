@@ -92,6 +92,7 @@ DECLARATIONS = (
         for name, kernel, params, peer in (
             ("nerr_ia", diversity.nerr_ia, Params("cutoffs", diversity.CUTOFFS), "nERR_IA@k"),
             ("nnrbp", diversity.nnrbp, Params("named", names=("alpha", "beta")), "nNRBP"),
+            ("ap_ia", diversity.ap_ia, None, "AP_IA"),
         )
     ),
 )
