@@ -28,6 +28,8 @@ def _parameters(family: Family) -> str:
     if family.params is None:
         return ""
     text = _PARAMETERS[family.params.kind]
+    if family.params.kind == "named":  # rbp's p=NUMBER, inst's T=NUMBER,min_rel=...
+        text = ",".join(f"{name}=NUMBER" for name in family.params.names)
     default = family.params.default
     if isinstance(default, tuple):
         return f"{text} (default {','.join(f'{v:g}' for v in default)})"
