@@ -89,6 +89,11 @@ _PLACEHOLDERS = (
     (re.compile(r"_k$"), "_10"),
     (re.compile(r"=r\b"), "=2"),
     (re.compile(r"=x\b"), "=0.5"),
+    (re.compile(r"beta=b\b"), "beta=0.5"),
+    (re.compile(r"normalize=b\b"), "normalize=True"),
+    (re.compile(r"max_rel=m\b"), "max_rel=2"),
+    (re.compile(r"^IPrec@r$"), "IPrec@0.5"),
+    (re.compile(r"^rbp@p$"), "rbp@95"),
     (re.compile(r"\{g:v,\.\.\.\}"), "{0:0,1:1,2:3}"),
 )
 # -m parameters of each kind, for `FAMILY.PARAMS`
