@@ -55,7 +55,7 @@ STATS = ("tests/test_stats.py",)
 API = ("tests/test_joins.py", "tests/test_api.py")
 COMMON = "src/irscore/cli/common.py"
 EVALUATE = "src/irscore/engine/evaluate.py"
-PEER_NAMES = "src/irscore/engine/measures/peer_names.py"
+PEER_NAMES = "src/irscore/engine/measures/peer_common.py"
 PEERS = ("tests/test_peer_names.py", "tests/test_peer_values.py")
 RANK = "src/irscore/engine/rank.py"
 
@@ -348,16 +348,16 @@ MUTATIONS = [
         "RR@k breaks ties as trec_eval, not msmarco",
         "measures",
         PEER_NAMES,
-        '_IRM_SORTED = (*_IRM, ("score_precision", "float64"), ("tie_break", "docno_asc"))',
-        '_IRM_SORTED = (*_IRM, ("score_precision", "float64"))',
+        'IRM_SORTED = (*IRM, ("score_precision", "float64"), ("tie_break", "docno_asc"))',
+        'IRM_SORTED = (*IRM, ("score_precision", "float64"))',
         PEERS,
     ),
     Mutation(
         "ranx names averaged over the run's topics",
         "measures",
         PEER_NAMES,
-        '_RANX = (("topics", "all_qrels"), ("score_precision", "float64"))',
-        '_RANX = (("score_precision", "float64"),)',
+        'RANX = (("topics", "all_qrels"), ("score_precision", "float64"))',
+        'RANX = (("score_precision", "float64"),)',
         PEERS,
     ),
     Mutation(

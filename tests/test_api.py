@@ -564,3 +564,26 @@ def test_frames_read_from_dataframes_do_not_share_the_callers_columns():
     assert read_run["rank"].tolist() == [1, 2]  # positions within the topic, 1-based
     assert list(read_run["docno"].cat.categories) == ["d1", "d2"]
     assert read_run["tag"].tolist() == ["run", "run"]
+
+
+@pytest.mark.parametrize(
+    "measures",
+    [
+        ["ndcg_cut", "ndcg_cut.1,4"],
+        ["ndcg_cut.1,4", "ndcg_cut"],
+        ["P", "P.5"],
+        ["P.5", "P.10"],
+        ["P"],
+        ["recall.3", "P", "recall"],
+    ],
+)
+def test_a_bare_family_beside_its_cutoffs_is_read_as_pytrec_eval_reads_it(measures):
+    """pytrec_eval (trec_eval's -m) reads `P` beside `P.5` as P_5 alone: the same names
+    and values here, on a topic whose grades make every cut-off differ."""
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2, "e": 1}}
+    run = {"q1": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.1, "e": 0.05}}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)["q1"]
+    table = irscore.evaluate(qrels, run, measures=measures)
+    ours = dict(zip(table["measure"], table["value"], strict=True))
+    assert ours == pytest.approx(theirs, abs=1e-12)
+    assert sorted(ours) == sorted(theirs)

@@ -131,7 +131,7 @@ def test_parsed_names():
     [
         ("AP(foo=1)", "does not reproduce foo"),
         ("P", None),  # trec_eval's P family: accepted
-        ("Judged", "needs a cut-off"),
+        ("ERR", "needs a cut-off"),
         ("RBP(p=2)", "between 0 and 1"),
         ("ndcg@10-l2", "only for binary"),
         ("mrrr", "ranx syntax: mrr, "),
@@ -239,3 +239,78 @@ def test_audit_takes_peer_names_beside_the_headline_measures():
     assert ap["reference"].iloc[0] == 1.0
     assert dict(zip(ap["convention"], ap["mean"], strict=True))["all_qrels"] == 0.5
     assert set(table[table["measure"] == "P_7"]["run"]) == {"x", "y"}
+
+
+def test_ranx_dcg_and_rbp():
+    import math
+
+    # grades: z none, a 2 (rank 2), c 0, d -1, b 1 (rank 5)
+    values = _topic1(["dcg_cut.3,5", "dcg_exp", "dcg_exp_cut.3", "rbp_grade.p=0.5"])
+    assert values["dcg_cut_3"] == pytest.approx(2 / math.log2(3), abs=1e-15)
+    assert values["dcg_cut_5"] == pytest.approx(2 / math.log2(3) + 1 / math.log2(6), abs=1e-15)
+    # gain 2^g - 1: a 3, b 1
+    assert values["dcg_exp_cut_3"] == pytest.approx(3 / math.log2(3), abs=1e-15)
+    assert values["dcg_exp"] == pytest.approx(3 / math.log2(3) + 1 / math.log2(6), abs=1e-15)
+    # (1 - p) (2 p^1 + 1 p^4), p = 0.5: 0.5 * (1 + 0.0625) = 0.53125, the grade unscaled
+    assert values["rbp_grade_p=0.5"] == 0.53125
+    assert parse_peer_name("rbp@5").printed == "rbp_grade_p=0.5"
+    assert parse_peer_name("dcg_burges@3").printed == "dcg_exp_cut_3"
+
+
+def test_cwl_measures_worked_by_hand():
+    import math
+
+    # max_rel=2 scales the grades to gains: z 0, a 1.0 (rank 2), c 0, d 0 (grade -1: 0),
+    # b 0.5 (rank 5); the ranking is 1000 ranks long, gain 0 past rank 5. W(i) is the
+    # product R(i) of C(1..i-1) over their sum; the value is sum W(i) gain(i)
+    names = ["NERR8(max_rel=2)@3", "NERR9(max_rel=2)@5", "NERR10(p=0.5,max_rel=2)"]
+    names += ["BPM(max_rel=2)@10", "SDCG(max_rel=2)@2", "INSQ(max_rel=2)", "INST(max_rel=2)"]
+    values = {n: v for n, v in _means(names).items()}
+    # both topics count (-c): topic 2 has no results, so each mean is half of topic 1's
+    topic1 = {name: 2 * value for name, value in values.items()}
+    # NERR8@3: C = 1 - gain before rank 3: C(1) = 1, C(2) = 0: W = 1/2, 1/2 -> 1/2
+    assert topic1["NERR8(max_rel=2)@3"] == pytest.approx(0.5, abs=1e-15)
+    # NERR9@5: C(i) = i / (i + 1) (1 - gain): C(1) = 1/2, C(2) = 0: R = 1, 1/2 -> 1/3
+    assert topic1["NERR9(max_rel=2)@5"] == pytest.approx(1 / 3, abs=1e-15)
+    # NERR10(p=0.5): C(i) = 0.5 (1 - gain): the same R -> 1/3
+    assert topic1["NERR10(p=0.5,max_rel=2)"] == pytest.approx(1 / 3, abs=1e-15)
+    # BPM(T=1)@10: going on while the gain so far is below 1 (rank 1 only): W = 1/2, 1/2
+    assert topic1["BPM(max_rel=2)@10"] == pytest.approx(0.5, abs=1e-15)
+    # SDCG@2: C(1) = log2(2) / log2(3), C(2) = 0: R = 1, 1/log2(3) -> 1 / (log2(3) + 1)
+    assert topic1["SDCG(max_rel=2)@2"] == pytest.approx(1 / (math.log2(3) + 1), abs=1e-15)
+    # INSQ(T=1): C(i) = ((i + 1) / (i + 2))^2, so R(i) = (2 / (i + 1))^2:
+    # (R(2) * 1 + R(5) * 0.5) / sum R = (4/9 + 2/36) / (4 * sum over m = 2..1001 of 1/m^2)
+    insq = (4 / 9 + 2 / 36) / (4 * math.fsum(1 / m**2 for m in range(2, 1002)))
+    assert topic1["INSQ(max_rel=2)"] == pytest.approx(insq, rel=1e-12)
+    # INST(T=1): C(i) = ((i + T + T_i - 1) / (i + T + T_i))^2 with T_i = 1 - gain so far:
+    # C(1) = (2/3)^2, C(2) = (2/3)^2, C(3) = (3/4)^2, C(4) = (4/5)^2, then T_i = -1/2 and
+    # C(i) = ((i - 1/2) / (i + 1/2))^2, so R(i) = 16/225 (4.5 / (i - 1/2))^2 from rank 5
+    reach = [1, 4 / 9, 16 / 81, 1 / 9] + [16 / 225 * (4.5 / (i - 0.5)) ** 2 for i in range(5, 1001)]
+    inst = (reach[1] * 1 + reach[4] * 0.5) / math.fsum(reach)
+    assert topic1["INST(max_rel=2)"] == pytest.approx(inst, rel=1e-12)
+
+
+def test_compat_worked_by_hand():
+    # ideal ranking: a (grade 2), b (grade 1); run: z a c d b. a is in both prefixes from
+    # depth 2 = max(rank 2, ideal 1), b from depth 5 = max(rank 5, ideal 2): overlaps at
+    # depths 1..5 are 0 1 1 1 2. RBO (p = 0.5) = sum p^(d-1) overlap / d over sum p^(d-1)
+    run = 0.5 * 1 / 2 + 0.25 * 1 / 3 + 0.125 * 1 / 4 + 0.0625 * 2 / 5
+    weights = 1 + 0.5 + 0.25 + 0.125 + 0.0625
+    # the ideal against itself: overlaps 1 2 2 2 2
+    best = 1 + 0.5 * 2 / 2 + 0.25 * 2 / 3 + 0.125 * 2 / 4 + 0.0625 * 2 / 5
+    assert _topic1(["compat.p=0.5"])["compat_p=0.5"] == pytest.approx(run / best, abs=1e-15)
+    raw = _topic1(["compat.p=0.5,normalize=0"])["compat_p=0.5,normalize=0"]
+    assert raw == pytest.approx(run / weights, abs=1e-15)
+
+
+def test_accuracy_worked_by_hand():
+    # relevant: a (rank 2, 1 non-relevant above: z), b (rank 5, 3 above: z c d); the
+    # ranking's non-relevant: z c d (d's grade -1 and z's missing judgment count as such)
+    # 1 - (1 + 3) / (3 non-relevant x 2 relevant) = 1/3. Topic 2 has no results: no value,
+    # so the mean is topic 1's
+    means = _means(["Accuracy", "Accuracy@2", "Accuracy(rel=2)"])
+    assert means["Accuracy"] == pytest.approx(1 / 3, abs=1e-15)
+    # top 2: z a; a has the one non-relevant above it: 1 - 1 / (1 x 1) = 0
+    assert means["Accuracy@2"] == 0.0
+    # rel=2: a only; b (grade 1) is non-relevant too: 1 - 1 / (4 x 1) = 0.75
+    assert means["Accuracy(rel=2)"] == 0.75

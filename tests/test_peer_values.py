@@ -55,6 +55,41 @@ IR_MEASURES = [
     "NumRet",
     "NumRelRet",
     "NumRel",
+    "NumQ",
+    "NumRet(rel=2)",
+    "SetP",
+    "SetP(rel=2)",
+    "SetP(relative=True)",
+    "SetP(judged_only=True)",
+    "SetR",
+    "SetR(rel=2)",
+    "SetF",
+    "SetF(beta=0.5)",
+    "SetF(rel=2,beta=2.0)",
+    "SetAP",
+    "SetAP(rel=2)",
+    "IPrec@0.25",
+    "IPrec(rel=2)@0.1",
+    "IPrec@1.0",
+    "infAP(rel=2)",
+    "Judged",
+    "R(rel=2)@5",
+    "P(judged_only=True)@4",
+    "Rprec(rel=2)",
+    "INST(max_rel=3)",
+    "INST(T=2.0,max_rel=2)",
+    "INSQ(max_rel=3)",
+    "BPM(max_rel=3)@10",
+    "BPM(T=2.0,max_rel=2)@5",
+    "NERR8(max_rel=3)@10",
+    "NERR9(max_rel=3)@5",
+    "NERR10(p=0.8,max_rel=3)",
+    "NERR11(T=2.0,max_rel=3)",
+    "SDCG(max_rel=3)@10",
+    "SDCG(min_rel=1,max_rel=3)@5",
+    "Compat",
+    "Compat(p=0.8)",
+    "Compat(normalize=False)",
 ]
 GDEVAL = {"nDCG(dcg='exp-log2')@10", "ERR@10", "ERR@20"}  # printed with %.5f
 RANX = [
@@ -74,6 +109,12 @@ RANX = [
     "f1",
     "f1@5",
     "r-precision",
+    "dcg@5",
+    "dcg@10",
+    "dcg_burges",
+    "dcg_burges@5",
+    "rbp@95",
+    "rbp@8-l2",
 ]
 SEEDS = (1, 2, 3, 4)
 
@@ -175,3 +216,31 @@ def test_ranx_tie_order_is_not_irscore_s():
     # and irscore's (docno descending) can put another document first
     qrels, run = {"1": {"a": 1}}, {"1": {"a": 1.0, "b": 1.0}}
     assert irscore_values(qrels, run, ["mrr"])["mrr"]["all"] == 0.5  # b first
+
+
+ACCURACY = ["Accuracy", "Accuracy(rel=2)", "Accuracy@5"]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_accuracy_equals_ir_measures(seed):
+    # ir_measures' accuracy provider gives no value to a topic without a relevant document
+    # in its top k (irscore: NaN), and divides 0 by 0 on a topic whose top k is all
+    # relevant (ZeroDivisionError: such a call is left out; irscore gives 1)
+    import ir_measures
+
+    qrels, run = collection(seed, ties=True)
+    mine = irscore_values(qrels, run, ACCURACY)
+    compared = 0
+    for name in ACCURACY:
+        measure = ir_measures.parse_measure(name)
+        try:
+            theirs = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+            mean = ir_measures.calc_aggregate([measure], qrels, run)[measure]
+        except ZeroDivisionError:
+            continue
+        defined = {t: v for t, v in mine[name].items() if t != "all" and not np.isnan(v)}
+        assert set(defined) == set(theirs), name
+        _close(name, defined, theirs, 1e-12)
+        assert mine[name]["all"] == pytest.approx(mean, abs=1e-12), name
+        compared += 1
+    assert compared

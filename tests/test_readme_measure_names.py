@@ -35,8 +35,18 @@ def _names(cell: str) -> list[str]:
 
 
 def _every_names_row() -> list[list[str]]:
-    table = NAMES_PAGE.split("## Every name\n")[1].split("\n\n")[0]
+    table = NAMES_PAGE.split("<!-- names:start -->")[1].split("<!-- names:end -->")[0]
     return _rows(table)
+
+
+def test_both_tables_are_generated_and_current():
+    # scripts/measure_names.py writes them: the page's from name_families.py, the README's
+    # from the page
+    from irscore.engine.measures.catalogue import names_table, readme_table
+
+    page_table = NAMES_PAGE.split("<!-- names:start -->\n")[1].split("<!-- names:end -->")[0]
+    assert page_table == names_table()
+    assert README_TABLE.removeprefix("\n") == readme_table(NAMES_PAGE)
 
 
 def test_readme_table_names_are_accepted_as_stated():
@@ -60,8 +70,8 @@ def test_readme_table_names_are_accepted_as_stated():
 
 def test_every_name_of_the_names_page_is_accepted_with_its_peer():
     rows = _every_names_row()
-    assert len(rows) >= 25
-    for name_cell, peer, measure, _difference in rows:
+    assert len(rows) >= 45
+    for name_cell, peer, measure, _convention, _difference in rows:
         names = _names(name_cell)
         assert names, name_cell
         for name in names:

@@ -28,6 +28,8 @@ def _parameters(family: Family) -> str:
     if family.params is None:
         return ""
     text = _PARAMETERS[family.params.kind]
+    if family.params.kind == "named":  # rbp's p=NUMBER, inst's T=NUMBER,min_rel=...
+        text = ",".join(f"{name}=NUMBER" for name in family.params.names)
     default = family.params.default
     if isinstance(default, tuple):
         return f"{text} (default {','.join(f'{v:g}' for v in default)})"
@@ -87,6 +89,11 @@ _PLACEHOLDERS = (
     (re.compile(r"_k$"), "_10"),
     (re.compile(r"=r\b"), "=2"),
     (re.compile(r"=x\b"), "=0.5"),
+    (re.compile(r"beta=b\b"), "beta=0.5"),
+    (re.compile(r"normalize=b\b"), "normalize=True"),
+    (re.compile(r"max_rel=m\b"), "max_rel=2"),
+    (re.compile(r"^IPrec@r$"), "IPrec@0.5"),
+    (re.compile(r"^rbp@p$"), "rbp@95"),
     (re.compile(r"\{g:v,\.\.\.\}"), "{0:0,1:1,2:3}"),
 )
 # -m parameters of each kind, for `FAMILY.PARAMS`
@@ -147,3 +154,79 @@ def _params(family: Family) -> str:  # a family with parameters
     if kind.kind == "numbers":
         return ",".join(["1"] * (kind.count or 1))
     return _EXAMPLE_PARAMS[kind.kind]
+
+
+# the words the names tables use for each convention decision a peer implies
+_WORDS = {
+    ("topics", "all_qrels"): "`-c`",
+    ("score_precision", "float64"): "float64 scores",
+    ("tie_break", "docno_asc"): "ties by docno ascending",
+    ("tie_break", "file_order"): "ties in file order",
+    ("unjudged", "removed"): "`-J`",
+}
+
+
+def convention_words(changes: tuple[tuple[str, Any], ...]) -> str:
+    """A peer's convention in the names tables' words (`-c`, float64 scores, ...)."""
+    order = list(_WORDS)
+    known = sorted((c for c in changes if c in _WORDS), key=order.index)
+    words = [_WORDS[c] for c in known]
+    words += [f"`-l {value}`" for key, value in changes if key == "rel_level"]
+    return ", ".join(words) or "trec_eval's topics"
+
+
+def _cell(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in dict.fromkeys(names))
+
+
+def names_table() -> str:
+    """docs/measure-names.md's table of every peer name family, from NAME_FAMILIES: the
+    example names, the peer (its implementation), the irscore measures they are, the
+    convention, and the difference irscore keeps."""
+    from irscore.engine.measures.peer_names import parse_peer_name
+
+    lines = [
+        "| name | peer (implementation) | irscore measure | convention | documented difference |",
+        "|---|---|---|---|---|",
+    ]
+    for family in NAME_FAMILIES:
+        parsed = [parse_peer_name(name) for name in family.examples]
+        peer = (
+            family.peer if family.provider == family.peer else f"{family.peer} ({family.provider})"
+        )
+        cells = [
+            _cell(list(family.examples)),
+            peer,
+            _cell([p.printed for p in parsed if p is not None]),
+            convention_words(family.changes),
+            family.difference,
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# the names the README's short table shows, each read from docs/measure-names.md's table
+README_NAMES = ("nDCG@10", "P(rel=2)@5", "AP", "RR@10", "Judged@10", "ERR@20", "RBP(rel=1)")
+README_NAMES += ("SetF(beta=0.5)", "INST(max_rel=3)", "Compat", "ERR_IA@20")
+README_NAMES += ("ndcg@10", "mrr", "dcg_burges@10", "hit_rate@10", "f1@10")
+
+
+def readme_table(page: str) -> str:
+    """The README's short table, from the rows of `page` (docs/measure-names.md's text)
+    naming README_NAMES: the name, its peer, the irscore measure and the convention."""
+    from irscore.engine.measures.peer_names import parse_peer_name
+
+    rows = {}
+    for line in page.splitlines():
+        if line.startswith("| `"):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            for name in re.findall(r"`([^`]+)`", cells[0]):
+                rows[name] = cells
+    lines = ["| name | peer | irscore measure | convention |", "| --- | --- | --- | --- |"]
+    for name in README_NAMES:
+        peer = rows[name][1].split(" (")[0]
+        parsed = parse_peer_name(name)
+        lines.append(
+            f"| `{name}` | {peer} | `{parsed.printed}` | {convention_words(parsed.changes)} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -379,3 +379,33 @@ def rbp_residual(r: Ranking, ctx: Context, text: str | None) -> dict[str, np.nda
 
 def err_at(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
     return {f"err_{k}": err(r, k, ctx.gmax) for k in cutoffs}
+
+
+def _dcg_cut(r: Ranking, gain: str, prefix: str, cutoffs: tuple[int, ...]):
+    running = running_dcg(r, gain)
+    return {f"{prefix}_{k}": running.at_cutoff(r, k) for k in cutoffs}
+
+
+def dcg_cut(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """DCG@k (ranx's dcg@k, Järvelin's): the grade over log2(rank + 1), ranks 1..k."""
+    return _dcg_cut(r, ctx.gain, "dcg_cut", cutoffs)
+
+
+def dcg_exp(r: Ranking, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    """DCG with gain 2^g - 1 (ranx's dcg_burges), over the whole ranking."""
+    return {"dcg_exp": dcg(r, "exponential")}
+
+
+def dcg_exp_cut(r: Ranking, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """DCG@k with gain 2^g - 1 (ranx's dcg_burges@k)."""
+    return _dcg_cut(r, "exponential", "dcg_exp_cut", cutoffs)
+
+
+def rbp_grade(r: Ranking, ctx: Context, text: str | None) -> dict[str, np.ndarray]:
+    """ranx's rbp: (1 - p) * the sum of grade * p^(rank - 1) over the relevant documents
+    (grade at least the relevance level), the grade not scaled; p 0.9 without one."""
+    p = rbp_persistence(text)
+    rows = r.rel_rows
+    weights = r.grade[rows] * _powers(r, p)[r.rank[rows] - 1]
+    total = topic_sum(r.topic_of_row[rows], weights, len(r.topics))
+    return {parameter_name("rbp_grade", text): (1.0 - p) * total}

@@ -163,3 +163,48 @@ def strec(cov: Coverage, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np
             for k in cutoffs:
                 out[f"strec_{k}"][t] = float(np.count_nonzero(covers[:k].any(axis=0))) / n
     return out
+
+
+def nerr_ia(cov: Coverage, ctx: Context, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """nERR-IA@k (alpha 0.5): the run's sum of novelty gain / rank to k over the same sum
+    for ndeval's greedy ideal ranking (collection-dependent normalisation)."""
+    depth = max(cutoffs)
+    ideals = cov.ideal_gains(ALPHA, depth)
+    ranks = np.arange(1, depth + 1, dtype=np.float64)
+    out = {f"nerr_ia_{k}": np.zeros(len(cov.topics)) for k in cutoffs}
+    for t, (covers, ideal) in enumerate(zip(cov.covers, ideals, strict=True)):
+        if not covers.shape[1]:
+            continue
+        run = np.cumsum(novelty_gains(covers[:depth], ALPHA) / ranks[: min(len(covers), depth)])
+        best = np.cumsum(ideal / ranks)
+        for k in cutoffs:
+            value = _at(run, k)
+            out[f"nerr_ia_{k}"][t] = value / best[k - 1] if value else 0.0
+    return out
+
+
+def nnrbp(cov: Coverage, ctx: Context, text: str | None) -> dict[str, np.ndarray]:
+    """nNRBP: NRBP over the NRBP of ndeval's greedy ideal ranking (every judged document)."""
+    alpha, beta = nrbp_params(text)
+    values = np.zeros(len(cov.topics))
+    depth = max((len(j) for j in cov.judged), default=0)
+    ideals = cov.ideal_gains(alpha, depth) if depth else [np.zeros(0)] * len(cov.topics)
+    for t, (covers, ideal) in enumerate(zip(cov.covers, ideals, strict=True)):
+        if covers.shape[1] and len(covers) and len(ideal):
+            run = np.cumsum(novelty_gains(covers, alpha) * _powers(beta, len(covers)))[-1]
+            best = np.cumsum(ideal * _powers(beta, len(ideal)))[-1]
+            values[t] = run / best if best else 0.0
+    return {"nnrbp" if text is None else f"nnrbp_{text}": values}
+
+
+def ap_ia(cov: Coverage, ctx: Context, params: None) -> dict[str, np.ndarray]:
+    """MAP-IA (ndeval's): the mean over the N subtopics of the run's average precision
+    for each, a document relevant when it covers the subtopic."""
+    values = np.zeros(len(cov.topics))
+    for t, (covers, judged) in enumerate(zip(cov.covers, cov.judged, strict=True)):
+        if covers.shape[1] and len(covers):
+            ranks = np.arange(1, len(covers) + 1, dtype=np.float64)[:, None]
+            precision = np.cumsum(covers, axis=0) / ranks
+            per_subtopic = np.where(covers, precision, 0.0).sum(axis=0) / judged.sum(axis=0)
+            values[t] = per_subtopic.mean()
+    return {"ap_ia": values}

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,77 +28,19 @@ from irscore.engine.measures import (
     diversity,
     expected,
     interpolation,
+    peer_families,
     precision,
     prefs,
     strings,
 )
+from irscore.engine.measures.family import Family, Params
 from irscore.engine.measures.ranking import Context, Ranking
 
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 # trec_eval's default multiples of R for Rprec_mult (written as literals: 3 * 0.2 != 0.6)
 RPREC_MULT_CUTOFFS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 MIN_GEO_MEAN = 0.00001
-AGGREGATES = ("mean", "sum", "geometric", "count", "relevant", "none")
-
-
-@dataclass(frozen=True)
-class Params:
-    """How a family's -m parameters read, as trec_eval's meas_init.c reads them:
-    `cutoffs` (positive distinct whole numbers, sorted; a decimal cut to its whole
-    part, as atol), `multiples` and `levels` (numbers, sorted, distinct printed
-    names: Rprec_mult's, iprec_at_recall's), `numbers` (`count` numbers, any number
-    of them when None, unsorted), `named` (`name=number` pairs of `names`, trec_eval
-    10's syntax), `gains` (`level=gain` pairs, the DCG measures') or `cut_gains` (a
-    gain map and cut-offs, `0=0,1=1,2=3@5,10`: nDCG@k under a map); the last four
-    are kept as their text, since trec_eval names the measure after it; `default`
-    when none are given."""
-
-    kind: str
-    default: Any = None
-    count: int | None = None
-    names: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Family:
-    """Everything about one measure family (see the module docstring).
-
-    `compute(ranking, context, params)` and `expected(tied, context, params)`
-    return {printed name: per-topic values}. `aggregate`: the `all` value is the
-    mean over topics, the sum, the geometric mean, the number of topics
-    (`count`), or the relevant judgments (`relevant`: num_rel, which -c counts
-    over every qrels topic), or nothing (`none`: a text). `topic_rows`: per-topic
-    values exist (not for the geometric means); `printed_per_topic`: trec_eval
-    prints them with -q. `text`: the per-topic values are strings (object arrays
-    of str), computed only when `compute` is asked for them.
-    `trec_eval`: the major versions of trec_eval computing it in its all_trec.
-    `by_name`: computed only when asked for by name (the measures of the peers' names,
-    `irscore.engine.measures.peer_names`), not among the families a config computes by default;
-    `peer`: the peer's measure it reproduces (for `irscore measures`).
-    `judgments`: what the measure is computed from: a qrels (`qrels`), trec_eval's
-    preferences (`prefs`: -R prefs or -R qrels_prefs; `compute` then takes the
-    topics' `irscore.engine.prefs.TopicPrefs`) or judgment groups (`qrels_jg`: computed
-    per group as a topic, `irscore.engine.judgment_groups` averages the groups) or judgments per
-    subtopic (`subtopics`: the diversity measures; `compute` then takes the topics'
-    `diversity.Coverage`, which `irscore.evaluate` builds from the qrels' subtopics; any
-    qrels has them, an ordinary one one per topic).
-    """
-
-    name: str
-    compute: Callable[[Ranking, Context, Any], dict[str, np.ndarray]] | None
-    params: Params | None = None
-    aggregate: str = "mean"
-    topic_rows: bool = True
-    printed_per_topic: bool = True
-    integer: bool = False
-    text: bool = False
-    trec_eval: tuple[int, ...] = (9, 10)
-    official: bool = False
-    pytrec_eval: bool = True
-    expected: Callable[[expected.Tied, Context, Any], dict[str, np.ndarray]] | None = None
-    judgments: str = "qrels"
-    by_name: bool = False
-    peer: str = ""
+AGGREGATES = ("mean", "sum", "geometric", "count", "relevant", "none", "mean_defined")
 
 
 def _cutoffs(default: tuple[int, ...] = DEFAULT_CUTOFFS) -> Params:
@@ -343,6 +283,7 @@ FAMILIES: dict[str, Family] = {
                 ("strec", diversity.strec, _DIVERSITY),
             )
         ),
+        *peer_families.DECLARATIONS,
     )
 }
 
@@ -533,6 +474,8 @@ def added(name: str, partial: Partial | None, values: np.ndarray) -> Partial:
     count, total = partial or (0, None)
     if family_of(name).aggregate == "geometric":
         values = np.log(np.maximum(values, MIN_GEO_MEAN))
+    if family_of(name).aggregate == "mean_defined":  # the topics with a value only
+        values = values[~np.isnan(values)]
     if len(values):
         head = values if total is None else np.concatenate(([total], values))
         total = float(np.cumsum(head, dtype=np.float64)[-1])  # left to right, as `+=`
@@ -546,7 +489,7 @@ def finished(
     there)."""
     count, total = partial or (0, None)
     how = family_of(name).aggregate
-    n = count + missing
+    n = count + (missing if how != "mean_defined" else 0)
     total = 0.0 if total is None else total
     if how == "count":
         return float(n)
@@ -554,8 +497,8 @@ def finished(
         return num_rel_all_qrels
     if how in ("sum", "relevant"):
         return total
-    if n == 0:
-        return 0.0
+    if n == 0:  # no topic: 0, as trec_eval; no topic with a value: none
+        return float("nan") if how == "mean_defined" else 0.0
     if how == "geometric":
         return float(np.exp((total + missing * np.log(MIN_GEO_MEAN)) / n))
     return total / n

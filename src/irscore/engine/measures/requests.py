@@ -202,7 +202,8 @@ def parse_names(
     -m requests them (`P.5,10`, `map`, `official`), as one MeasureSpec.
 
     A printed name with a cut-off is its family's request with that cut-off
-    (`P_5` and `P_10` make `P.5,10`); any other printed name asks for its
+    (`P_5` and `P_10` make `P.5,10`); a bare family beside a request of its
+    cut-offs asks for those alone (`P` and `P.5` make `P.5`); any other printed name asks for its
     whole family, narrowed afterwards to the names given: the third value maps
     such a family to them. The second is what `parse_requests` returns (given
     `trec_eval` and `judgments`). An unknown name is an error listing the close ones;
@@ -211,12 +212,15 @@ def parse_names(
     requests: dict[str, list[str]] = {}  # request -> the cut-offs asked for
     whole: set[str] = set()
     narrowed: dict[str, set[str]] = {}
+    # `P` beside `P.5` is P_5 alone, as trec_eval (and so pytrec_eval) reads the two
+    cut = {n.partition(".")[0] for n in names if "." in n} & set(CUTOFF_FAMILIES)
     for name in names:
         head, dot, text = name.partition(".")
         if name in NICKNAMES or head in IMPLEMENTED:
             whole.add(head)
             if head in CUTOFF_FAMILIES:  # `P`: its defaults; `P.5,10`: those
-                given = text.split(",") if dot else map(str, MeasureSpec().param(head))
+                default = () if head in cut else map(str, MeasureSpec().param(head))
+                given = text.split(",") if dot else default
                 requests.setdefault(head, []).extend(given)
             else:
                 requests.setdefault(name, [])
