@@ -107,9 +107,7 @@ def large(tmp_path_factory):
 # dictionary_encode with 12 or 16 MiB over 100,000 topics, ValueOrDie's abort in the CSV
 # reader with 16 or 24 over one topic, seen once at 16 in a full run): budgets where numpy's
 # or Python's allocation fails first.
-@pytest.mark.parametrize(
-    ("shape", "budget"), [("one topic", 8), ("many topics", 8)]
-)
+@pytest.mark.parametrize(("shape", "budget"), [("one topic", 8), ("many topics", 8)])
 def test_memory_running_out_is_one_line_and_status_2(large, tmp_path, shape, budget):
     """Under an address-space limit (RLIMIT_AS) a few MiB above what the command holds
     before it reads: numpy's or Arrow's allocation fails somewhere, in this process or
