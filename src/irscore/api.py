@@ -460,8 +460,8 @@ def audit(
     """
     from irscore.engine.extras import require
 
-    require("report", "irscore.audit")  # its figures: matplotlib
     require("stats", "irscore.audit")  # its tests and rank correlations: scipy
+    require("report", "irscore.audit")  # its figures: matplotlib
     from irscore.report.own_runs import audit_runs
 
     check.runs("runs", runs)

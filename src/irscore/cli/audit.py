@@ -49,8 +49,8 @@ def run(args: argparse.Namespace) -> str:
     """The summary of `irscore audit`; the tables and plots go under --out, else under a
     new temporary folder (kept), which the summary's last line names."""
     check_alpha(args.alpha)
-    matplotlib_config_dir()
     extras.require("stats", "irscore audit")
+    matplotlib_config_dir()
     from irscore.report.own_runs import audit_files
 
     tests = TESTS if args.test == "all" else (args.test,)
