@@ -204,11 +204,16 @@ def floor_line(floor: dict) -> str:
     return f"Start-up before any input is read ({where}): " + "; ".join(cells) + "."
 
 
-def trec_eval_command(trec_eval: str, flags: list[str], inputs: Inputs) -> list[str]:
-    """trec_eval on every run of `inputs`: itself for one run, a shell loop for more."""
+def trec_eval_command(
+    trec_eval: str, flags: list[str], inputs: Inputs, heads: bool = False
+) -> list[str]:
+    """trec_eval on every run of `inputs`: itself for one run, a shell loop for more.
+    `heads`: each run's block starts with `trec_eval -m runid`'s line, as irscore's
+    blocks do for several runs under -q (their own runid line closes them)."""
     if len(inputs.runs) == 1:
         return [trec_eval, *flags, str(inputs.qrels), str(inputs.runs[0])]
-    loop = 'te=$1; q=$2; shift 2; for r in "$@"; do "$te" ' + " ".join(flags)
+    head = '"$te" -m runid "$q" "$r" && ' if heads and "-q" in flags else ""
+    loop = 'te=$1; q=$2; shift 2; for r in "$@"; do ' + head + '"$te" ' + " ".join(flags)
     loop += ' "$q" "$r" || exit 1; done'
     return ["sh", "-c", loop, "sh", trec_eval, str(inputs.qrels), *map(str, inputs.runs)]
 
@@ -234,7 +239,7 @@ def identity(trec_eval: str, inputs: Inputs, folder: Path) -> dict[str, str]:
     for flags in CHECKS:
         ours, theirs = folder / "irscore.out", folder / "trec_eval.out"
         crashed = printed(irscore_command(flags, inputs), ours)
-        failed = printed(trec_eval_command(trec_eval, flags, inputs), theirs)
+        failed = printed(trec_eval_command(trec_eval, flags, inputs, heads=True), theirs)
         if crashed:
             verdict = f"irscore crashed ({crashed})"
         elif failed:
