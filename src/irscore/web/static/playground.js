@@ -235,8 +235,9 @@ const playground = (() => {
   function legend(chart, entries, left, top) {
     let at = left;
     for (const [draw, text, width] of entries) {
-      chart.append(draw(at, top));
-      chart.append(svg('text', { x: at + 22, y: top + 4, class: 'pg-legend' }, text));
+      const key = svg('g', { class: 'pg-key' });
+      key.append(draw(at, top), svg('text', { x: at + 22, y: top + 4, class: 'pg-legend' }, text));
+      chart.append(key);
       at += width;
     }
   }
