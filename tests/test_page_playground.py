@@ -129,8 +129,8 @@ def shown(page: Page, table: str) -> dict[str, list[tuple[float, str]]]:
     """Each row of a table: its measure and its cells' (full value, text shown)."""
     rows = page.eval_on_selector_all(
         f"{table} tbody tr",
-        """rows => rows.map(r => [r.dataset.measure,
-             [...r.querySelectorAll('td[data-value]')].map(c => [c.dataset.value, c.textContent])])""",
+        """rows => rows.map(r => [r.dataset.measure, [...r.querySelectorAll('td[data-value]')]
+             .map(c => [c.dataset.value, c.textContent])])""",
     )
     return {m: [(float(v) if v else None, t) for v, t in cells] for m, cells in rows}
 
