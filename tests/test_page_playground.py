@@ -270,6 +270,7 @@ def test_share_link_keeps_the_playground(wb: Workbench) -> None:
     wb.page.click("#share")
     link = wb.page.locator("#share-url").input_value()
     assert "pg=32012003.4.3.2.1.00301021.50.2" in link
+    wb.page.goto("about:blank")  # the same address again would only move to its #playground
     wb.page.goto(link)
     wb.page.wait_for_selector(SHOWN)
     assert (shown(wb.page, "#pg-measures"), shown(wb.page, "#pg-vs")) == before
