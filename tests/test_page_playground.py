@@ -153,7 +153,7 @@ def test_ranking_is_the_command_lines(wb: Workbench, name: str, tmp_path: Path) 
         assert text == (str(int(want)) if row == "num_rel" else f"{want:.4f}"), (name, measure)
     eleven = eleven_points(tmp_path, grades, [grade] * missed)
     values = wb.page.eval_on_selector_all(
-        "#pg-11 td", "cells => cells.map(c => Number(c.dataset.value))"
+        "#pg-11 td[data-value]", "cells => cells.map(c => Number(c.dataset.value))"
     )
     assert values == pytest.approx(eleven, abs=1e-12)
     # every mark (not the legend's) sits at its value, against the frame's 0 and 1
@@ -173,8 +173,30 @@ def test_r_three_shows_trec_evals_count(wb: Workbench) -> None:
     max(2/2, 3/5) = 1 (the envelope drawn, recall >= 0.7, has 3/5 there); at r = 0.8,
     (long)3.3 = 3: 3/5 = 0.6; at r = 0.3, (long)1.8 = 1: 1."""
     set_ranking(wb.page, False, [1, 1, 0, 0, 1], 3, 0, 1)
-    cells = wb.page.eval_on_selector_all("#pg-11 td", "cells => cells.map(c => c.textContent)")
-    assert (cells[3], cells[7], cells[8]) == ("1.0000", "1.0000", "0.6000")
+    rows = wb.page.eval_on_selector_all(
+        "#pg-11 tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    )
+    assert (rows[3], rows[7], rows[8]) == (
+        ["0.3", "1", "1.0000"],
+        ["0.7", "2", "1.0000"],
+        ["0.8", "3", "0.6000"],
+    )
+
+
+def test_keyboard_judges_a_rank(wb: Workbench) -> None:
+    """A rank is a button: Tab goes from one to the next, Enter and Space change its grade,
+    and the focus stays on it (the list is drawn anew). By hand: grades 0, 2, 0 at k = 3
+    give P@3 = 1 relevant / 3 = 0.3333 and RR = 1/2."""
+    set_ranking(wb.page, True, [0, 0, 0], 3, 0, 1)
+    wb.page.focus('#pg-ranks button[data-rank="1"]')
+    wb.page.keyboard.press("Tab")
+    wb.page.keyboard.press("Enter")
+    wb.page.keyboard.press("Space")
+    assert wb.page.evaluate("document.activeElement.dataset.rank") == "2"
+    grades = wb.page.eval_on_selector_all("#pg-ranks .pg-grade", "g => g.map(e => e.textContent)")
+    assert grades == ["0", "2", "0"]
+    on_page = shown(wb.page, "#pg-measures")
+    assert on_page["P"][0][1] == "0.3333" and on_page["recip_rank"][0][1] == "0.5000"
 
 
 # (graded, the judgments of d1..d8, N, relevant ones neither system retrieved)

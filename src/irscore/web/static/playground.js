@@ -58,6 +58,10 @@ const playground = (() => {
     return gs.reduce((d, g, i) => d + (g > 0 ? g / Math.log2(i + 2) : 0), 0);
   }
 
+  /** How many relevant documents recall level r asks for, by trec_eval 9: (long)(r * R + 0.9),
+   *  in doubles (0.7 * 3 + 0.9 is just below 3: 2). */
+  const count = (level, R) => Math.trunc(level * R + 0.9);
+
   /** iprec_at_recall by trec_eval 9's count, c = (long)(r * R + 0.9): the highest
    *  precision at or below the c-th relevant document's rank, 0 past the last found. */
   function iprec(rel, R) {
@@ -65,7 +69,7 @@ const playground = (() => {
     let hits = 0;
     rel.forEach((r, i) => { if (r) { hits += 1; atRel.push(hits / (i + 1)); } });
     return LEVELS.map((level) => {
-      const c = Math.trunc(level * R + 0.9);
+      const c = count(level, R);
       if (c > atRel.length) return 0;
       return Math.max(0, ...atRel.slice(Math.max(0, c - 1)));
     });
@@ -185,14 +189,16 @@ const playground = (() => {
     row(body, 'ndcg_exp_cut', `nDCG@${k} exp`, m.ndcg_exp_cut, 'the same with gain 2^grade − 1');
     const eleven = el('pg-11').tBodies[0];
     eleven.replaceChildren();
-    const head = eleven.insertRow();
-    const values = eleven.insertRow();
     LEVELS.forEach((level, i) => {
+      const tr = eleven.insertRow();
       const h = document.createElement('th');
+      h.scope = 'row';
       h.textContent = level.toFixed(1);
-      h.scope = 'col';
-      head.append(h);
-      const td = values.insertCell();
+      tr.append(h);
+      const c = tr.insertCell();
+      c.className = 'num';
+      c.textContent = String(count(level, m.R));
+      const td = tr.insertCell();
       td.className = 'num';
       td.dataset.value = String(m.iprec[i]);
       td.textContent = fix(m.iprec[i]);
