@@ -105,6 +105,8 @@ const playground = (() => {
   }
 
   function changed() {
+    el('err-playground').textContent = ''; // a link's message is stale once the user acts
+    el('err-playground').classList.remove('shown');
     written = encode();
     el('pg').value = written;
     draw();
