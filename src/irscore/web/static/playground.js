@@ -299,7 +299,7 @@ const playground = (() => {
     const m = measures(grades, missed, grades.length);
     const tp = m.top; const fp = grades.length - tp; const fn = m.R - tp;
     const tn = s.N - tp - fp - fn;
-    return { ...m, tp, fp, fn, tn, accuracy: (tp + tn) / s.N, grades, missed };
+    return { ...m, tp, fp, fn, tn, accuracy: (tp + tn) / s.N };
   }
 
   function drawAssessor() {
@@ -443,5 +443,5 @@ const playground = (() => {
   }
 
   document.addEventListener('DOMContentLoaded', wire);
-  return { render, measures };
+  return { render };
 })();
