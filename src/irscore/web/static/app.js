@@ -3,7 +3,8 @@
 'use strict';
 
 const $ = (id) => document.getElementById(id);
-const TABS = ['data', 'metrics', 'ranking', 'compare', 'interleave'];
+const TABS = ['data', 'metrics', 'ranking', 'compare', 'interleave',
+  'playground']; // playground: its tab (static/playground.js)
 const TEXTS = ['qrels', 'a', 'b'];
 // Every setting kept in the URL: its element and its default (a default is left out of links).
 const FIELDS = {
@@ -14,6 +15,7 @@ const FIELDS = {
   metric: 'map', B: '', seed: '0', alpha: '0.05', correction: 'holm',
   mode: 'grades', grades: '3,2,3,0,1,2', extra: '', ek: '', topic: '', er: 'a',
   method: 'team_draft', clicks: 'perfect', imps: '10000', ilen: '10', iseed: '0',
+  pg: '', // playground: its settings in the link (static/playground.js)
 };
 const CONVENTION = ['tie_break', 'ties', 'score_precision', 'gain', 'interpolation',
   'duplicates', 'no_relevant_topics', 'compat'];
@@ -672,7 +674,8 @@ function refreshInterleave() {
 // ---- tabs, presets, input events ----
 
 const REFRESH = { metrics: refreshMetrics, ranking: refreshRanking, compare: refreshCompare,
-  interleave: refreshInterleave };
+  interleave: refreshInterleave,
+  playground: () => playground.render() }; // playground: drawn in the page (static/playground.js)
 
 function currentTab() {
   const tab = location.hash.slice(1);
