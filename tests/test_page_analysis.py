@@ -52,6 +52,7 @@ LISTS_JS = """key => [...document.querySelectorAll(`#vs-list-${key} tbody tr`)].
 @pytest.fixture(scope="module")
 def wb():
     with workbench() as bench:
+        bench.page.set_default_timeout(90_000)  # a loaded machine (the pool, the first jobs)
         yield bench
 
 
@@ -72,7 +73,7 @@ def show(wb: Workbench, query: str) -> str:
 def lists_of(wb: Workbench, topic: str | None = None) -> str:
     """Wait until the lists of `topic` (any query: None) are drawn; their query."""
     which = f"[data-topic={json.dumps(topic)}]" if topic else "[data-topic]"
-    wb.page.wait_for_selector(f"#vs-lists{which}", state="attached", timeout=60_000)
+    wb.page.wait_for_selector(f"#vs-lists{which}", state="attached")
     return wb.page.get_attribute("#vs-lists", "data-topic")
 
 
@@ -178,6 +179,7 @@ def test_small_case_by_hand(wb, tmp_path):
         ("d9", "?", False, False),
     ]
     clean(wb)
+    wb.shot("queries-by-hand")
 
 
 def test_marks_are_evaluate_per_query(wb, tmp_path):
@@ -238,6 +240,8 @@ def test_side_by_side_on_a_desktop_stacked_on_a_phone(wb):
         assert all(box["x"] + box["width"] <= PHONE["width"] for box in boxes)
         chart = wb.page.locator("#vs-chart svg").bounding_box()
         assert chart["x"] >= 0 and chart["x"] + chart["width"] <= PHONE["width"]
+        drawn = wb.page.evaluate("document.querySelector('#vs-chart svg').viewBox.baseVal.width")
+        assert abs(chart["width"] - drawn) <= 1  # drawn at the phone's width: text not shrunk
         clean(wb)
         wb.shot("queries-phone")
     finally:
@@ -246,7 +250,7 @@ def test_side_by_side_on_a_desktop_stacked_on_a_phone(wb):
 
 def test_one_run_says_b_is_needed(wb):
     wb.page.goto(f"{wb.base}?example=croft-map#queries")
-    wb.page.wait_for_selector("#err-queries.shown", timeout=30_000)
+    wb.page.wait_for_selector("#err-queries.shown")
     assert "run B" in wb.page.inner_text("#err-queries")
     assert wb.page.locator("#vs-chart .vs-dot").count() == 0
     clean(wb)

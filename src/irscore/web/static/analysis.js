@@ -346,16 +346,13 @@
     document.addEventListener('irscore:shown', (event) => {
       if (event.detail.tab !== 'metrics') return;
       state.dirty.add(TAB);
-      if (currentTab() === TAB) {
-        state.dirty.delete(TAB);
-        refresh();
-      }
+      if (!$('tab-queries').hidden) refresh(); // else when the tab is shown (at its width)
     });
     let resized = null;
     window.addEventListener('resize', () => {
       clearTimeout(resized);
       resized = setTimeout(() => {
-        if (drawn && currentTab() === TAB) scatter(drawn.measure, drawn.points, drawn.chosen);
+        if (drawn && !$('tab-queries').hidden) scatter(drawn.measure, drawn.points, drawn.chosen);
       }, 150);
     });
   }
