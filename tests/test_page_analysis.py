@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import urllib.parse
+from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -185,6 +187,7 @@ def test_small_case_by_hand(wb, tmp_path):
 def test_marks_are_evaluate_per_query(wb, tmp_path):
     show(wb, "example=pooled-trec")
     files = inputs(wb, tmp_path)
+    seen = set()
     for measure in ("map", "ndcg_cut_10", "P_10"):  # map first: the tab's default
         if measure != "map":
             wb.page.select_option("#vs-measure", measure)
@@ -195,6 +198,12 @@ def test_marks_are_evaluate_per_query(wb, tmp_path):
         kinds = {t: "b-better" if b[t] > a[t] else "a-better" if b[t] < a[t] else "same" for t in a}
         assert marks(wb) == {t: (a[t], b[t], kinds[t]) for t in a}
         assert wb.page.inner_text("#vs-topic option:first-child").endswith(f": {default}")
+        places = Counter((a[t], b[t]) for t in a)  # marks on one place: said how many
+        hidden = sum(n for n in places.values() if n > 1)
+        said = re.search(r"(\d+) queries share their place", wb.page.inner_text("#vs-note"))
+        assert (int(said[1]) if said else 0) == hidden
+        seen.add(hidden > 0)
+    assert seen == {True, False}  # a measure with marks on one place, one without
     clean(wb)
 
 
@@ -210,6 +219,10 @@ def test_clicking_a_mark_shows_its_two_lists(wb, tmp_path):
     lists = check_lists(wb, files, topic)
     assert len(lists["a"]) == len(lists["b"]) == 10
     assert f"vs-topic={topic}" in urllib.parse.unquote(wb.page.url)  # the link keeps it
+    clean(wb)
+    wb.page.goto(wb.page.url)  # and opens on it
+    assert lists_of(wb, topic) == topic
+    assert wb.page.input_value("#vs-topic") == topic
     clean(wb)
 
 

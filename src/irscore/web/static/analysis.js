@@ -119,7 +119,7 @@
     const first = new Option(`where they differ most: ${most.topic}`, '');
     select.replaceChildren(first, ...points.map((p) => {
       const d = p.b - p.a;
-      return new Option(`${p.topic} (B − A ${d > 0 ? '+' : ''}${shown(d, measure)})`, p.topic);
+      return new Option(`${p.topic} (B − A = ${d > 0 ? '+' : ''}${shown(d, measure)})`, p.topic);
     }));
     select.value = points.some((p) => p.topic === wanted) ? wanted : '';
     const chosen = select.value || most.topic;
@@ -128,8 +128,17 @@
       + `|B − A| is largest (${most.topic}: ${shown(Math.abs(most.b - most.a), measure)})`
       + (tied > 1 ? `; ${tied} queries share that difference, and the first of them in `
         + 'irscore evaluate -q’s order is taken' : '')
-      + '.' + (alone ? ` ${alone} queries with a value in one run only are not drawn.` : ''));
+      + '.' + (alone ? ` ${alone} queries with a value in one run only are not drawn.` : '')
+      + hidden(points));
     scatter(measure, points, chosen);
+  }
+
+  // Marks drawn on the same place hide one another: how many, said.
+  function hidden(points) {
+    const places = new Map();
+    for (const p of points) places.set(`${p.a} ${p.b}`, (places.get(`${p.a} ${p.b}`) || 0) + 1);
+    const shared = [...places.values()].filter((n) => n > 1).reduce((sum, n) => sum + n, 0);
+    return shared ? ` ${shared} queries share their place with another (choose them in the list).` : '';
   }
 
   function kind(p) {
