@@ -145,9 +145,15 @@
     return p.b > p.a ? 'b' : p.b < p.a ? 'a' : 'same';
   }
 
-  function counts(points) {
+  // How many queries each kind of mark has.
+  function tally(points) {
     const n = { a: 0, b: 0, same: 0 };
     for (const p of points) n[kind(p)] += 1;
+    return n;
+  }
+
+  function counts(points) {
+    const n = tally(points);
     return `B better on ${n.b}, A better on ${n.a}, equal on ${n.same}`;
   }
 
@@ -211,8 +217,7 @@
     const middle = T + side / 2;
     svg.append(el('text', { x: 14, y: middle, 'text-anchor': 'middle', class: 'vs-axis',
       transform: `rotate(-90 14 ${middle})` }, clip(`B = ${runName('b')}: ${measure}`, side)));
-    const n = { a: 0, b: 0, same: 0 };
-    for (const p of points) n[kind(p)] += 1;
+    const n = tally(points);
     KEYS.forEach((k, i) => {
       const at = T + side + B + 14 + i * 19;
       svg.append(el('path', { d: marker(k, L + 6, at - 4), class: `vs-key ${KINDS[k].cls}` }));
