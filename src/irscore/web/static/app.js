@@ -193,6 +193,8 @@ async function runTab(tab, kind, request, show, progress) {
   if (next) return runTab(tab, ...next);
   if (reply.state === 'done' && !reply.cancelled) state.dirty.delete(tab);
   show(reply);
+  // analysis: a tab's job answered and shown (the Per query tab redraws from Metrics')
+  document.dispatchEvent(new CustomEvent('irscore:shown', { detail: { tab, reply } }));
   return reply;
 }
 
