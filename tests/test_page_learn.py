@@ -390,6 +390,11 @@ def test_the_views_stay_in_their_frames(wb, size):
         assert set(wb.repeated_ids()) <= KNOWN_REPEATED
         wide = wb.page.evaluate("document.documentElement.scrollWidth")
         assert wide <= size["width"], "the Definitions tab scrolls sideways"
+        narrow = wb.page.eval_on_selector_all(
+            ".learn-table td",
+            "tds => tds.filter(td => td.getBoundingClientRect().width < 80).length",
+        )
+        assert narrow == 0, "a column of a Definitions table is squeezed to a few letters"
         wb.shot(f"learn-definitions-{size['width']}")
         load(wb, "example=croft-ap", "data")
         wb.page.wait_for_selector("button.help")

@@ -89,9 +89,10 @@
     for (const { item, label, x: left, row } of places) {
       const middle = 12 + 20 * row;
       const group = svgNode('g', { class: 'legend', 'data-run': item.key || '' });
-      if (item.width) {
+      const thick = item.width ?? 2; // 0: a marker alone
+      if (thick) {
         group.append(svgNode('line', { x1: left, x2: left + 26, y1: middle, y2: middle,
-          stroke: item.colour, 'stroke-width': item.width, 'stroke-dasharray': item.dash || '' }));
+          stroke: item.colour, 'stroke-width': thick, 'stroke-dasharray': item.dash || '' }));
       }
       if (item.marker) group.append(marker(item.marker, left + 13, middle, item.colour, item.hollow, 4));
       group.append(svgNode('text', { x: left + 32, y: middle + 4, class: 'legend-label' }, label));
