@@ -301,13 +301,14 @@
       .find((el) => el.matches('input, select, textarea'));
   }
 
-  // Where the (?) goes: after the label's words, in the box's head, or after the control.
+  // Where the (?) goes: after the label's words, after a box's title (a text box) or its
+  // name field, or after the control; where its text shows when opened.
   function helpPlace(el) {
     const label = el.closest('label');
     if (label && !label.classList.contains('check')) {
       const words = [...label.childNodes]
         .find((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
-      if (!words) return { into: label, tipInto: label };
+      if (!words) return { after: el, tipInto: label };
       const head = document.createElement('span');
       head.className = 'label-head';
       label.insertBefore(head, words);
@@ -316,8 +317,10 @@
       return { into: head, tipInto: label };
     }
     if (label) return { into: label, tipInto: label };
-    const head = el.closest('.input') && el.closest('.input').querySelector('.input-head');
-    return head ? { into: head, tipInto: head } : { into: el.parentElement, tipInto: el.parentElement };
+    const box = el.closest('.input');
+    const head = box && box.querySelector('.input-head');
+    if (head && el.tagName === 'TEXTAREA') return { after: head.querySelector('strong'), tipInto: head };
+    return { after: el, tipInto: head || el.parentElement };
   }
 
   function addHelp(row) {
@@ -326,7 +329,7 @@
     if (!el) return;
     const name = row.cells[0].textContent.trim();
     const text = row.cells[2].textContent.trim().replace(/\s+/g, ' ');
-    const { into, tipInto } = helpPlace(el);
+    const { into, after, tipInto } = helpPlace(el);
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'help';
@@ -348,7 +351,8 @@
       tip.hidden = !tip.hidden;
       button.setAttribute('aria-expanded', String(!tip.hidden));
     });
-    into.append(button);
+    if (into) into.append(button);
+    else after.after(button);
     tipInto.append(tip);
   }
 
