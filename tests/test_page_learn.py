@@ -272,6 +272,12 @@ def test_the_test_files_the_page_names_exist(wb):
     assert len(named) >= 6
     here = Path(__file__).parent
     assert all((here.parent / name).is_file() for name in named), named
+    counts = [
+        len((here / "golden" / f"quicktest-{v}" / "commands.tsv").read_text().splitlines())
+        for v in ("9.0.8", "10.0")
+    ]
+    said = f"all {sum(counts)} commands ({counts[0]} and {counts[1]})"
+    assert said in " ".join(wb.page.inner_text("#learn-checks").split())
 
 
 # One graded topic, grades 2, 0, 1 in rank order (and nothing else judged):
