@@ -265,6 +265,18 @@ def test_the_definitions_name_the_right_denominators(wb):
     assert "all 26 commands (11 and 15)" in checks and "tests/test_quicktest.py" in checks
 
 
+def test_the_limits_are_the_tools(wb):
+    """The limits the Definitions tab states are the server's and the conventions' own."""
+    from irscore.engine.conventions import CHOICES
+    from irscore.web.app import Config
+
+    load(wb, "", "learn")
+    limits = " ".join(wb.page.inner_text("#learn-limits").split())
+    assert f"--max-upload ({Config().max_body // 1_000_000} MB by default)" in limits
+    assert "cranfield_cleverdon" in limits and "cranfield_cleverdon" in CHOICES["grades"]
+    assert "numba's unstable sort" in limits
+
+
 def test_the_test_files_the_page_names_exist(wb):
     """Every test file the Definitions tab cites as a check is one of the suite's."""
     load(wb, "", "learn")
