@@ -236,6 +236,7 @@ function refreshMetrics() {
       if (TEXTS.includes(field) || field === 'settings') showError(`err-${field}`, reply.error);
       $('status').textContent = `error: ${reply.error.message}`;
       state.results.metrics = null;
+      document.dispatchEvent(new Event('irscore:metrics')); // learn: the P-R curves follow
       return;
     }
     state.results.metrics = reply.ok;
@@ -244,6 +245,7 @@ function refreshMetrics() {
     $('command').textContent = reply.ok.command;
     drawMetrics();
     fillTopics();
+    document.dispatchEvent(new Event('irscore:metrics')); // learn: the P-R curves follow
   });
 }
 
