@@ -28,7 +28,8 @@ LAYERS = set(MAY_IMPORT) | TOP
 
 
 def module_name(path: Path) -> str:
-    """`irscore.engine.trec` for src/irscore/engine/trec.py (a package is its __init__)."""
+    """`irscore.engine.reading.trec` for src/irscore/engine/reading/trec.py (a package: its
+    __init__)."""
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
@@ -96,14 +97,14 @@ def test_a_lazy_upward_import_is_seen():
     """The check reads imports inside functions and relative ones: an engine module
     that imports the report's plots when called is caught."""
     source = (
-        "from irscore.engine import trec\n"
+        "from irscore.engine.reading import trec\n"
         "def save():\n"
         "    from irscore.report import plots\n"
         "    from ..analysis.stats import paired_t\n"
     )
     names = imported(source, "irscore.engine.evaluate")
     assert names == {
-        "irscore.engine.trec",
+        "irscore.engine.reading.trec",
         "irscore.report.plots",
         "irscore.analysis.stats.paired_t",
     }
@@ -119,7 +120,7 @@ def test_a_lazy_upward_import_is_seen():
 
 @pytest.mark.parametrize("layer", sorted(MAY_IMPORT))
 def test_a_layer_package_imports_nothing_itself(layer):
-    """`import irscore.engine.trec` loads no other module of its layer: a command loads
+    """`import irscore.engine.reading.trec` loads no other module of its layer: a command loads
     only what it uses (and the Snakefile reads report.layout without pandas)."""
     tree = ast.parse((PACKAGE / layer / "__init__.py").read_text())
     assert not [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]

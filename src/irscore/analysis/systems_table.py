@@ -25,8 +25,8 @@ import pandas as pd
 
 from irscore.analysis import tukey
 from irscore.analysis.audit import correction_scope, paired_comparisons
-from irscore.engine import trec
-from irscore.engine.conventions import REFERENCE, Convention
+from irscore.engine.ranking.conventions import REFERENCE, Convention
+from irscore.engine.reading import trec
 
 UP, DOWN = "▲", "▼"
 

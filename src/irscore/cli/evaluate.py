@@ -92,11 +92,11 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     # The scoring's modules: loaded while the inputs are read, and before workers fork.
     import irscore.engine.evaluate  # noqa: F401
     from irscore.cli import workers
-    from irscore.engine import trec_eval_text
-    from irscore.engine.errors import display_name
-    from irscore.engine.input_checks import overlap
     from irscore.engine.measures.groups import changed
-    from irscore.engine.naming import run_heads, run_names
+    from irscore.engine.output import trec_eval_text
+    from irscore.engine.output.naming import run_heads, run_names
+    from irscore.engine.ranking.input_checks import overlap
+    from irscore.engine.reading.errors import display_name
 
     kind = JUDGMENT_KINDS[args.R]
     groups = _groups(args, kind)
@@ -104,11 +104,11 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     convention = convention_from_args(args)
     zscores = None
     if args.Z is not None:
-        from irscore.engine.zscores import read_zscores
+        from irscore.engine.output.zscores import read_zscores
 
         zscores = read_zscores(args.Z)
     if args.R == "qrels":
-        from irscore.engine.subtopics import for_request
+        from irscore.engine.ranking.subtopics import for_request
 
         qrels, _ = read_inputs(args, args.qrels, [], ahead.pop("qrels").result if ahead else None)
         qrels, said = for_request(qrels, set().union(*(g.spec.families for g in groups)))
@@ -229,7 +229,8 @@ def _read_ahead(args: argparse.Namespace) -> dict[str, Future]:
     size = regular_file_size(args.runs[0])
     if size is None or size > READ_AHEAD:
         return {}
-    from irscore.engine import threads, trec
+    from irscore.engine.reading import trec
+    from irscore.engine.system import threads
 
     pool = threads.pool(2)
     ahead = {
@@ -246,12 +247,12 @@ _PARSED: list = []
 
 
 def _plain_text(args: argparse.Namespace) -> bytes | None:
-    """The text `irscore.engine.plain_evaluate` makes, its warnings printed, when it
+    """The text `irscore.engine.small.plain_evaluate` makes, its warnings printed, when it
     serves these flags and files (qrels judgments, trec_eval's layout, no -Z or -J,
     official or all_trec); None otherwise."""
     import os
 
-    from irscore.engine import plain_evaluate
+    from irscore.engine.small import plain_evaluate
 
     served = (
         args.R == "qrels"
@@ -299,7 +300,6 @@ def _streamed_text(
     import numpy as np
 
     from irscore.cli import halves
-    from irscore.engine import trec_eval_text
     from irscore.engine.evaluate import (
         CHUNK_TOPICS,
         RunningMeans,
@@ -307,6 +307,7 @@ def _streamed_text(
         chunk_rows,
         topic_value_makers,
     )
+    from irscore.engine.output import trec_eval_text
 
     rows, topics = chunk_rows(run.table.num_rows), CHUNK_TOPICS
     if both_cores:  # two chunks in flight, each smaller: the peak of one alone (measured)
@@ -383,7 +384,7 @@ def _made_in_order(makers: list, on_threads: bool) -> Iterator:
         for make in makers:
             yield make()
         return
-    from irscore.engine import threads
+    from irscore.engine.system import threads
 
     with threads.pool(2) as pool:
         pending = [pool.submit(make) for make in makers[:2]]
@@ -480,8 +481,8 @@ def _other_judgments(args: argparse.Namespace, convention):
 
         judgments = read_qrels_jg(args.qrels)
     else:
-        from irscore.engine.conventions import Convention
         from irscore.engine.prefs import read_prefs
+        from irscore.engine.ranking.conventions import Convention
 
         judgments = read_prefs(args.qrels, qrels=args.R == "qrels_prefs")
         reference = Convention()
@@ -518,8 +519,8 @@ def _as_zscores(zscores, values, topics, means, without_run, convention):
     """-Z: the per-topic values as z-scores and their `all` values (texts unchanged)."""
     import numpy as np
 
-    from irscore.engine import zscores as z
     from irscore.engine.measures.registry import TEXT_FAMILIES, family_of
+    from irscore.engine.output import zscores as z
 
     text = frozenset(m for m in values if family_of(m).name in TEXT_FAMILIES)
     values = z.convert(zscores, values, topics, text)
@@ -562,8 +563,8 @@ def _table_text(results: list, convention, args: argparse.Namespace) -> str:
 
     import pandas as pd
 
-    from irscore.engine import trec
-    from irscore.engine.long_table import long_table
+    from irscore.engine.output.long_table import long_table
+    from irscore.engine.reading import trec
 
     tables = [long_table(name, convention, *result) for name, *result in results]
     combined = pd.concat(tables, ignore_index=True)

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irscore.engine import trec
-from irscore.engine.trec import TrecFormatError
+from irscore.engine.reading import trec
+from irscore.engine.reading.trec import TrecFormatError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from irscore.engine.conventions import Convention
     from irscore.engine.measures import MeasureSpec
+    from irscore.engine.ranking.conventions import Convention
 
 SEPARATOR = "\x01"  # below every character of a topic id: a topic's groups sort together
 _GRADE = re.compile(r"[+-]?[0-9]{1,15}")

@@ -26,8 +26,9 @@ from itertools import groupby
 
 import numpy as np
 
-from irscore.engine import arrays, trec
-from irscore.engine.trec import TrecFormatError
+from irscore.engine.reading import trec
+from irscore.engine.reading.trec import TrecFormatError
+from irscore.engine.system import arrays
 
 _LEVEL = re.compile(r"[+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _GRADE = re.compile(r"[+]?[0-9]{1,15}")

@@ -12,10 +12,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from irscore.engine import arrow_compute as ac
-from irscore.engine import measures, trec
-from irscore.engine.conventions import Convention
-from irscore.engine.errors import InputError
+from irscore.engine import measures
+from irscore.engine.ranking.conventions import Convention
+from irscore.engine.reading import trec
+from irscore.engine.reading.errors import InputError
+from irscore.engine.system import arrow_compute as ac
 
 if TYPE_CHECKING:  # pandas loads where a table is made: `irscore evaluate` needs none
     import pandas as pd

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from irscore.engine import trec
-from irscore.engine.trec import TrecFormatError
+from irscore.engine.reading import trec
+from irscore.engine.reading.trec import TrecFormatError
 
 MISSING = -1000000.0
 

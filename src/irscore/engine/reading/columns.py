@@ -1,7 +1,7 @@
 """The fields of a block of lines as Arrow columns, checked: Arrow's multi-threaded
 parser where a block is plain, the careful line-by-line reader where it is not (it is
 the authority on what is valid and raises the exact error), and the canonical columns
-of qrels and runs that `irscore.engine.trec` hands out.
+of qrels and runs that `irscore.engine.reading.trec` hands out.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from irscore.engine import arrow_compute as ac
-from irscore.engine import errors, formats, streams, string_arrays
-from irscore.engine.allocator import give_back_freed_memory
-from irscore.engine.arrays import as_arrow, numpy_view, numpy_view_offsets, one_array
-from irscore.engine.errors import TrecFormatError
-from irscore.engine.formats import Layout
-from irscore.engine.skipped_lines import SkippedLines, empty_lines
+from irscore.engine.reading import errors, formats, streams
+from irscore.engine.reading.errors import TrecFormatError
+from irscore.engine.reading.formats import Layout
+from irscore.engine.reading.skipped_lines import SkippedLines, empty_lines
+from irscore.engine.system import arrow_compute as ac
+from irscore.engine.system import string_arrays
+from irscore.engine.system.allocator import give_back_freed_memory
+from irscore.engine.system.arrays import as_arrow, numpy_view, numpy_view_offsets, one_array
 
 _GRADE = re.compile(r"[+-]?[0-9]{1,15}")
 
@@ -447,7 +448,7 @@ def _increasing_words(docno: pa.Array) -> np.ndarray | None:
     """`string_arrays.increasing` for many docnos of at most 16 bytes (TREC's, MS MARCO's),
     compared as two 64-bit words each (`joins.words`): no Arrow kernel, whose module a
     Robust04 evaluation would import for this alone (~9 ms). None for other docnos."""
-    from irscore.engine import joins
+    from irscore.engine.system import joins
 
     increasing = np.empty(max(len(docno) - 1, 0), dtype=bool)
     for start in range(0, len(docno) - 1, _COMPARED):  # a slice's words at a time
@@ -464,7 +465,7 @@ def _judgment_keys(raw: pa.Table, subtopic: pa.DictionaryArray | None) -> np.nda
     """One integer per judgment, equal for two rows exactly when they judge the same
     (topic, docno[, subtopic]): the topic code and the docno's bytes packed into 64
     bits where they fit (`joins.packed`), else codes from hashing the docnos."""
-    from irscore.engine import joins
+    from irscore.engine.system import joins
 
     topic = numpy_view(raw["topic"].chunk(0).indices)
     docno = one_array(raw["docno"])
