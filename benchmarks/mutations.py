@@ -249,7 +249,7 @@ MUTATIONS = [
     Mutation(
         "comment lines read as data",
         "readers",
-        "src/irscore/engine/reading/columns.py",
+        "src/irscore/engine/reading/careful_reader.py",
         ' or fields[0].lstrip(" \\t\\f\\v").startswith("#"):',
         ":",
         READERS,
@@ -257,7 +257,7 @@ MUTATIONS = [
     Mutation(
         "extra columns ignored",
         "readers",
-        "src/irscore/engine/reading/columns.py",
+        "src/irscore/engine/reading/careful_reader.py",
         "        if len(fields) != width:\n",
         "        fields = fields[:width]\n        if len(fields) < width:\n",
         READERS,
@@ -265,7 +265,7 @@ MUTATIONS = [
     Mutation(
         "non-finite score accepted",
         "readers",
-        "src/irscore/engine/reading/columns.py",
+        "src/irscore/engine/reading/careful_reader.py",
         "    if not math.isfinite(float(value)):\n",
         "    if False:\n",
         READERS,

@@ -200,4 +200,3 @@ def test_each_room_says_what_it_holds_and_may_import(room):
     assert doc and "import" in doc, f"engine/{room}/__init__.py: no docstring naming its imports"
     if room != "measures":
         assert not [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
-

@@ -11,6 +11,7 @@ rule export_data:
             "pipeline/exports.py",
             "engine/reading/trec.py",
             "engine/reading/columns.py",
+            "engine/reading/careful_reader.py",
             "engine/system/arrays.py",
             "pipeline/logs.py",
         ),

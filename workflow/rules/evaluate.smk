@@ -19,6 +19,7 @@ rule evaluate:
             "engine/ranking/conventions.py",
             "engine/reading/trec.py",
             "engine/reading/columns.py",
+            "engine/reading/careful_reader.py",
             "engine/system/arrays.py",
         ),
     output:

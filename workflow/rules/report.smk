@@ -19,6 +19,7 @@ rule ideal_run:
             "pipeline/ideal.py",
             "engine/reading/trec.py",
             "engine/reading/columns.py",
+            "engine/reading/careful_reader.py",
             "engine/system/arrays.py",
         ),
     output:
@@ -81,6 +82,7 @@ rule tables:
             "engine/ranking/conventions.py",
             "engine/reading/trec.py",
             "engine/reading/columns.py",
+            "engine/reading/careful_reader.py",
             "engine/system/arrays.py",
         ),
     output:
@@ -166,6 +168,7 @@ rule topic_figures:
             "pipeline/exports.py",
             "engine/reading/trec.py",
             "engine/reading/columns.py",
+            "engine/reading/careful_reader.py",
             "engine/system/arrays.py",
         ),
     output:
@@ -198,6 +201,7 @@ rule publish_summary:
             "pipeline/integrity.py",
             "engine/reading/trec.py",
             "engine/reading/columns.py",
+            "engine/reading/careful_reader.py",
             "engine/system/arrays.py",
         ),
     output:

@@ -23,6 +23,7 @@ rule systems_table:
             "engine/ranking/conventions.py",
             "engine/reading/trec.py",
             "engine/reading/columns.py",
+            "engine/reading/careful_reader.py",
             "engine/system/arrays.py",
         ),
     output:
@@ -70,6 +71,7 @@ rule interleaving:
             "engine/output/long_table.py",
             "engine/reading/trec.py",
             "engine/reading/columns.py",
+            "engine/reading/careful_reader.py",
             "engine/system/arrays.py",
         ),
     output:

@@ -27,20 +27,18 @@ import numpy as np
 import pyarrow as pa
 
 from irscore.engine.reading import errors, formats, streams
+from irscore.engine.reading.careful_reader import slow_columns, utf8_error
 from irscore.engine.reading.columns import (
     LABEL,
     canonical,
     check_unique_judgments,
     combine,
     fast_columns,
-    field_name,
     narrowed,
     plain_docnos,
-    slow_columns,
-    utf8_error,
 )
 from irscore.engine.reading.errors import InputError, TrecFormatError
-from irscore.engine.reading.formats import Layout
+from irscore.engine.reading.formats import Layout, field_name
 from irscore.engine.reading.skipped_lines import SkippedLines, blank_prefix, blank_suffix
 from irscore.engine.system import arrow_compute as ac
 from irscore.engine.system.arrays import as_arrow

@@ -43,7 +43,7 @@ PLAIN_WORK = 250_000
 MAX_GRADE = 1000  # trec_eval counts judgments in an array of every grade up to the highest
 _TEXT = bytes(range(0x20, 0x7F)).replace(b"#", b"") + b"\t\n"  # printable ASCII, no comment
 _GRADE_BYTES = b"0123456789+-"
-_SCORE_BYTES = b"0123456789+-.eE"  # with float() accepting it: `columns._DECIMAL`
+_SCORE_BYTES = b"0123456789+-.eE"  # with float() accepting it: `careful_reader._DECIMAL`
 # Some of a run's topics scored (`_scored`): lines, each topic's summed values, counts,
 # and the run's topics
 Scored = tuple[list[str], list[tuple[float, ...]], tuple[int, int, int, int], list[bytes]]
