@@ -256,7 +256,7 @@ class RunningMeans:
 
     def __init__(self, c: Convention):
         self.c = c
-        self.partial: dict[str, measures.registry.Partial] = {}
+        self.partial: dict[str, measures.aggregation.Partial] = {}
         self.missing = 0
         self.num_rel_all: float | None = None
 
@@ -274,12 +274,12 @@ class RunningMeans:
         for name, array in values.items():
             if not measures.registry.is_text(name):
                 before = self.partial.get(name)
-                self.partial[name] = measures.registry.added(name, before, array[keep])
+                self.partial[name] = measures.aggregation.added(name, before, array[keep])
 
     def result(self) -> dict[str, float]:
         """The `all` value of every measure added."""
         return {
-            name: measures.registry.finished(name, partial, self.missing, self.num_rel_all)
+            name: measures.aggregation.finished(name, partial, self.missing, self.num_rel_all)
             for name, partial in self.partial.items()
         }
 

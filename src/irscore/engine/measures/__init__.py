@@ -12,6 +12,7 @@ A room of the engine above system/ and reading/, which it may import (it needs
 neither: a measure reads the `Ranking` that ranking/, above it, makes).
 """
 
+from irscore.engine.measures.aggregation import aggregate
 from irscore.engine.measures.dcg import discounted_gain, gains_of, ideal_dcg, ideal_terms
 from irscore.engine.measures.interpolation import RECALL_LEVELS
 from irscore.engine.measures.ranking import Context, Ranking
@@ -20,7 +21,6 @@ from irscore.engine.measures.registry import (
     FAMILIES,
     MIN_GEO_MEAN,
     TREC_FAMILIES,
-    aggregate,
     compute,
     family_of,
 )
