@@ -22,7 +22,6 @@ from irscore.engine import argument_types as check
 from irscore.engine.arguments import (
     changed_grid,
     conventions,
-    is_named_runs,
     measure_groups,
     qrels_input,
     renamed,
@@ -347,7 +346,9 @@ def compare(
     if len(grid) != 1:
         raise ConventionError("compare takes one convention")
     if run_b is None:
-        return _systems(
+        from irscore.analysis.systems_table import of_runs
+
+        return of_runs(
             qrels,
             run_a,
             groups,
@@ -371,52 +372,6 @@ def compare(
     result.attrs["checks"] = scored.checks
     result.attrs["correction"] = correction_scope(correction, result)
     return result
-
-
-def _systems(
-    qrels, runs, groups, convention, tests, B, seed, alpha, correction, baseline, all_pairs
-) -> SystemsTable:
-    """`compare` of many runs: the systems table of `irscore compare`, from its functions."""
-    from dataclasses import replace
-
-    from irscore.analysis import systems_table, tukey
-    from irscore.analysis.comparison import score_groups
-
-    named = is_named_runs(runs)
-    if not named and (isinstance(runs, Mapping | str) or not isinstance(runs, Sequence)):
-        raise ValueError("compare(qrels, runs): runs is a mapping name -> run or a list of runs")
-    if named:
-        named = runs_input(runs)
-    else:  # named by their tags, as the command line names them
-        named = runs_named_by_tag(runs_input({f"run{i + 1}": run for i, run in enumerate(runs)}))
-    if len(named) < 2:
-        raise ValueError("compare needs at least two runs")
-    if baseline is not None and all_pairs:
-        raise ValueError("baseline and all_pairs exclude each other")
-    if baseline is not None and baseline not in named:
-        raise ValueError(f"baseline {baseline!r}: not one of the runs ({', '.join(named)})")
-    test = "t" if tests == "all" else tests
-    if not isinstance(test, str) or test not in (*_tests("all"), tukey.TEST):
-        raise ValueError(
-            f"the systems table takes one test (t, wilcoxon, randomization, "
-            f"bootstrap or tukey), got {tests!r}"
-        )
-    scored = score_groups(qrels_input(qrels), list(named.items()), groups, convention)
-    warn_not_computed(scored.not_computed)
-    table = systems_table.build(
-        scored.table,
-        list(named),
-        scored.measures,
-        None if all_pairs else baseline or next(iter(named)),
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        B=B,
-        seed=seed,
-        convention=convention.replace(name="reference"),
-    )
-    table.tests["convention"] = convention.name
-    return replace(table, checks=list(scored.checks))
 
 
 def audit(
