@@ -13,6 +13,7 @@ module of the package is much above 500 lines.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ LAYERS = set(MAY_IMPORT) | TOP
 # the modules loose at the engine's top import any room, and no room imports them.
 ENGINE_ROOMS = ("system", "reading", "measures", "ranking", "output", "small")
 MOST_LOOSE = 12  # modules at the engine's top, beside the rooms
+MOST_LINES = 500
 
 
 def module_name(path: Path) -> str:
@@ -200,3 +202,40 @@ def test_each_room_says_what_it_holds_and_may_import(room):
     assert doc and "import" in doc, f"engine/{room}/__init__.py: no docstring naming its imports"
     if room != "measures":
         assert not [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
+
+
+def test_no_module_is_much_above_500_lines():
+    """A file is a concern a reader takes in at once."""
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in modules()
+        if (n := len(p.read_text().splitlines())) > MOST_LINES
+    }
+    assert long == {}
+
+
+def engine_layout() -> dict[str, str]:
+    """docs/workflow.md's Layout entries for the engine: {room or "(top)": its text}."""
+    doc = (PACKAGE.parents[1] / "docs" / "workflow.md").read_text()
+    block = doc.split("src/irscore/engine/", 1)[1].split("src/irscore/pipeline/", 1)[0]
+    entries: dict[str, str] = {}
+    for line in block.splitlines()[1:]:
+        head, _, text = line.strip().partition(" ")
+        if line.startswith("  ") and not line.startswith("   "):
+            entries[head.rstrip("/")] = text
+        elif entries:
+            entries[next(reversed(entries))] += " " + line.strip()
+    return entries
+
+
+def test_the_docs_layout_names_the_engines_rooms_and_modules_in_order():
+    """Each room in its order, each of its modules named (measures/: by kind), and each
+    module at the engine's top: a module added without a place in the picture fails."""
+    entries = engine_layout()
+    assert list(entries) == [*ENGINE_ROOMS, "(top)"]
+    for room in ENGINE_ROOMS:
+        if room != "measures":
+            stems = {p.stem for p in (PACKAGE / "engine" / room).glob("*.py")} - {"__init__"}
+            assert stems <= set(re.findall(r"\w+", entries[room])), room
+    top = {p.stem for p in (PACKAGE / "engine").glob("*.py")} - {"__init__"}
+    assert top <= set(re.findall(r"\w+", entries["(top)"]))
