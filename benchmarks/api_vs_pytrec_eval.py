@@ -33,8 +33,8 @@ import pytrec_eval
 from evaluate_vs_pytrec_eval import agreement, generate
 
 import irscore
-from irscore.engine import trec
 from irscore.engine.measures import MeasureSpec
+from irscore.engine.reading import trec
 from irscore.pipeline.crosscheck import as_dicts, pytrec_measures
 
 HEADLINE = ["map", "P_10", "ndcg_cut_10", "recip_rank"]

@@ -35,10 +35,10 @@ import pandas as pd
 import pytrec_eval
 import yaml
 
-from irscore.engine import trec
-from irscore.engine.conventions import Convention, conventions_from_config
 from irscore.engine.evaluate import evaluate
 from irscore.engine.measures import MeasureSpec
+from irscore.engine.ranking.conventions import Convention, conventions_from_config
+from irscore.engine.reading import trec
 from irscore.pipeline.crosscheck import pytrec_measures
 
 SPEC = MeasureSpec()

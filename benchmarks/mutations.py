@@ -57,7 +57,7 @@ COMMON = "src/irscore/cli/common.py"
 EVALUATE = "src/irscore/engine/evaluate.py"
 PEER_NAMES = "src/irscore/engine/measures/peer_common.py"
 PEERS = ("tests/test_peer_names.py", "tests/test_peer_values.py")
-RANK = "src/irscore/engine/rank.py"
+RANK = "src/irscore/engine/ranking/rank.py"
 
 MUTATIONS = [
     # the command line drops a flag on the floor
@@ -249,7 +249,7 @@ MUTATIONS = [
     Mutation(
         "comment lines read as data",
         "readers",
-        "src/irscore/engine/columns.py",
+        "src/irscore/engine/reading/careful_reader.py",
         ' or fields[0].lstrip(" \\t\\f\\v").startswith("#"):',
         ":",
         READERS,
@@ -257,7 +257,7 @@ MUTATIONS = [
     Mutation(
         "extra columns ignored",
         "readers",
-        "src/irscore/engine/columns.py",
+        "src/irscore/engine/reading/careful_reader.py",
         "        if len(fields) != width:\n",
         "        fields = fields[:width]\n        if len(fields) < width:\n",
         READERS,
@@ -265,7 +265,7 @@ MUTATIONS = [
     Mutation(
         "non-finite score accepted",
         "readers",
-        "src/irscore/engine/columns.py",
+        "src/irscore/engine/reading/careful_reader.py",
         "    if not math.isfinite(float(value)):\n",
         "    if False:\n",
         READERS,
@@ -314,7 +314,7 @@ MUTATIONS = [
     Mutation(
         "coded join skips qrels row 0",
         "engine",
-        "src/irscore/engine/joins.py",
+        "src/irscore/engine/system/joins.py",
         "    hit = found >= 0\n",
         "    hit = found >= 1\n",
         API,
@@ -322,7 +322,7 @@ MUTATIONS = [
     Mutation(
         "coded join never sees a repeat",
         "engine",
-        "src/irscore/engine/joins.py",
+        "src/irscore/engine/system/joins.py",
         "    repeated = bool((r_key[1:] == r_key[:-1]).any())\n",
         "    repeated = False\n",
         API,
@@ -338,7 +338,7 @@ MUTATIONS = [
     Mutation(
         "ids: ASCII spaces only",
         "api",
-        "src/irscore/engine/inputs.py",
+        "src/irscore/engine/reading/inputs.py",
         "pc.match_substring_regex(shown, _SPACE)",
         'pc.match_substring_regex(shown, " ")',
         API,
@@ -371,7 +371,7 @@ MUTATIONS = [
     Mutation(
         "plain halves both the first half",
         "measures",
-        "src/irscore/engine/plain_evaluate.py",
+        "src/irscore/engine/small/plain_evaluate.py",
         "return topics[:cut] if part == 0 else topics[cut:]",
         "return topics[:cut]",
         ("tests/test_plain_evaluate.py",),
@@ -379,7 +379,7 @@ MUTATIONS = [
     Mutation(
         "forked result waited for before read",
         "cli",
-        "src/irscore/engine/forked.py",
+        "src/irscore/engine/system/forked.py",
         "            first = work(parts[0])\n",
         "            first = work(parts[0])\n            os.waitpid(pid, 0)\n",
         ("tests/test_forked.py",),
@@ -411,7 +411,7 @@ MUTATIONS = [
     Mutation(
         "forked: error waits for the child",
         "cli",
-        "src/irscore/engine/forked.py",
+        "src/irscore/engine/system/forked.py",
         "        os.kill(pid, signal.SIGKILL)",
         "        signal.SIGKILL",
         ("tests/test_forked.py",),

@@ -170,14 +170,15 @@ FLOOR = {
     "+ the small-file path's modules (no numpy)": [
         sys.executable,
         "-c",
-        "import irscore.cli.evaluate, irscore.engine.plain_evaluate",
+        "import irscore.cli.evaluate, irscore.engine.small.plain_evaluate",
     ],
     "+ numpy and pyarrow": [sys.executable, "-c", _BLAS + "import numpy, pyarrow, pyarrow.csv"],
     "+ irscore's modules": [
         sys.executable,
         "-c",
-        _BLAS + "import irscore.cli.evaluate, irscore.engine.evaluate, irscore.engine.trec, "
-        "irscore.engine.trec_eval_text, irscore.engine.measures.groups",
+        _BLAS
+        + "import irscore.cli.evaluate, irscore.engine.evaluate, irscore.engine.reading.trec, "
+        "irscore.engine.output.trec_eval_text, irscore.engine.measures.groups",
     ],
 }
 

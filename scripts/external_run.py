@@ -1,7 +1,7 @@
-"""Snakemake glue for rule external_run: irscore.engine.trec.copy_checked_run, then the record
-of the copy."""
+"""Snakemake glue for rule external_run: irscore.engine.reading.trec.copy_checked_run, then
+the record of the copy."""
 
-from irscore.engine.trec import copy_checked_run
+from irscore.engine.reading.trec import copy_checked_run
 from irscore.pipeline.integrity import write_record
 from irscore.pipeline.logs import logging_to
 

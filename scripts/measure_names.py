@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from irscore.engine.measures.catalogue import names_table, readme_table
+from irscore.engine.output.catalogue import names_table, readme_table
 
 REPO = Path(__file__).resolve().parents[1]
 

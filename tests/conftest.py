@@ -19,9 +19,9 @@ from typing import NamedTuple
 import pytest
 import yaml
 
-from irscore.engine.conventions import Convention
 from irscore.engine.evaluate import evaluate
-from irscore.engine.trec import read_qrels, read_run
+from irscore.engine.ranking.conventions import Convention
+from irscore.engine.reading.trec import read_qrels, read_run
 
 pytest_plugins = ["pytester"]  # tests/test_ci_skips.py runs pytest on small test files
 

@@ -9,7 +9,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from irscore.engine import allocator
+from irscore.engine.system import allocator
 
 MIB = 1 << 20
 

@@ -29,10 +29,10 @@ from test_pytrec_property import collections
 import irscore
 import irscore.api
 from irscore.cli import main
-from irscore.engine import trec
-from irscore.engine.conventions import Convention, ConventionError
-from irscore.engine.inputs import InputError
 from irscore.engine.measures import MeasureError
+from irscore.engine.ranking.conventions import Convention, ConventionError
+from irscore.engine.reading import trec
+from irscore.engine.reading.inputs import InputError
 
 pytestmark = pytest.mark.slow  # started early (tests/conftest.py)
 
@@ -207,7 +207,9 @@ def test_ids_with_whitespace_are_found_as_python_finds_it():
     """Arrow checks ids for whitespace with a pattern: it matches exactly the characters
     for which str.isspace() is true, over every code point."""
     points = [chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i <= 0xDFFF]
-    matched = pa.compute.match_substring_regex(pa.array(points), irscore.engine.inputs._SPACE)
+    matched = pa.compute.match_substring_regex(
+        pa.array(points), irscore.engine.reading.inputs._SPACE
+    )
     flagged = [c for c, hit in zip(points, matched.to_pylist(), strict=True) if hit]
     assert flagged == [c for c in points if c.isspace()]
     assert len(flagged) == 29  # \t\n\v\f\r, \x1c-\x1f, space, \x85 and 19 in Unicode's Z
@@ -218,11 +220,13 @@ def test_the_byte_scan_sees_every_id_the_pattern_might_flag():
     code point Python calls whitespace, and the empty id, are seen by the scan."""
     points = [chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i <= 0xDFFF]
     missed = [
-        c for c in points if c.isspace() and not irscore.engine.inputs._maybe_blank(pa.array([c]))
+        c
+        for c in points
+        if c.isspace() and not irscore.engine.reading.inputs._maybe_blank(pa.array([c]))
     ]
     assert missed == []
-    assert irscore.engine.inputs._maybe_blank(pa.array(["a", ""]))
-    assert not irscore.engine.inputs._maybe_blank(pa.array(["a!~", "Z0"]))
+    assert irscore.engine.reading.inputs._maybe_blank(pa.array(["a", ""]))
+    assert not irscore.engine.reading.inputs._maybe_blank(pa.array(["a!~", "Z0"]))
 
 
 def test_bad_qrels_are_errors():
@@ -246,7 +250,7 @@ def test_unknown_ir_datasets_id_is_an_error():
     code = (
         "import irscore\n"
         "try:\n    irscore.evaluate('irds:no-such/dataset', {'1': {'a': 1.0}})\n"
-        "except irscore.engine.inputs.InputError as error:\n    print(error)"
+        "except irscore.engine.reading.inputs.InputError as error:\n    print(error)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "irds:no-such/dataset: unknown ir_datasets ID\n"
@@ -262,7 +266,7 @@ def test_a_pool_of_docnos_is_coded_and_distinct_docnos_stay_strings(dtype):
     draws spread over 200,000 rows from a pool of 20,000 hold about
     20,000 x (1 - e^(-65,536 / 20,000)) = 19,250 distinct values, at most half the
     sample: a pool. (4,096 draws would hold ~3,700: more than half, "distinct".)"""
-    from irscore.engine.inputs import _mostly_distinct
+    from irscore.engine.reading.inputs import _mostly_distinct
 
     rng = np.random.default_rng(5)
     pooled = pd.Series([f"d{i}" for i in rng.integers(0, 20_000, 200_000)], dtype=dtype)
@@ -281,7 +285,7 @@ def test_dataframe_dict_and_file_give_identical_tables(tmp_path_factory, data, d
     and as a TREC file. A sample of one row makes Arrow-backed docnos look mostly
     distinct, so they stay plain strings (joined by sorting) instead of categories."""
     qrels, run = data
-    with mock.patch.object(irscore.engine.inputs, "_SAMPLE", sample):
+    with mock.patch.object(irscore.engine.reading.inputs, "_SAMPLE", sample):
         _identical_tables(tmp_path_factory, qrels, run, dtype)
 
 
@@ -553,7 +557,7 @@ def test_frames_read_from_dataframes_do_not_share_the_callers_columns():
     a change to the caller's frame afterwards must not reach what was read."""
     import pandas as pd
 
-    from irscore.engine.inputs import qrels_frame, run_frame
+    from irscore.engine.reading.inputs import qrels_frame, run_frame
 
     run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [2.0, 1.0]})
     qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})

@@ -108,7 +108,7 @@ def test_right_types_pass():
     tuple or a set; a Convention; numpy integers for B and seed."""
     import numpy as np
 
-    from irscore.engine.conventions import Convention
+    from irscore.engine.ranking.conventions import Convention
 
     table = irscore.evaluate(QRELS, RUN, measures=("map",), convention=Convention())
     assert table["measure"].unique().tolist() == ["map"]

@@ -1,4 +1,4 @@
-"""irscore.engine.arrays: the numpy helpers the engine shares."""
+"""irscore.engine.system.arrays: the numpy helpers the engine shares."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irscore.engine.arrays import counts, distinct
+from irscore.engine.system.arrays import counts, distinct
 
 
 def test_distinct_by_hand():

@@ -1,11 +1,11 @@
-"""irscore.engine.arrow_compute calls Arrow's kernels by name: each gives what pyarrow.compute's
-own wrapper gives, on values with nulls, repeats and empty strings."""
+"""irscore.engine.system.arrow_compute calls Arrow's kernels by name: each gives what
+pyarrow.compute's own wrapper gives, on values with nulls, repeats and empty strings."""
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from irscore.engine import arrow_compute as ac
+from irscore.engine.system import arrow_compute as ac
 
 STRINGS = pa.array(["b", "", "a", None, "b", "a b"])
 NUMBERS = pa.array([3, None, 1, 3, -2], pa.int64())

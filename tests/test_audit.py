@@ -14,7 +14,7 @@ from irscore.analysis.audit import (
     markdown,
     paired_comparisons,
 )
-from irscore.engine.conventions import Convention, name_under
+from irscore.engine.ranking.conventions import Convention, name_under
 
 
 def _rows(run, convention, topic_values):

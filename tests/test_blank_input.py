@@ -15,8 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irscore.engine import trec
-from irscore.engine.skipped_lines import SkippedLines, blank_prefix, blank_suffix, empty_lines
+from irscore.engine.reading import trec
+from irscore.engine.reading.skipped_lines import (
+    SkippedLines,
+    blank_prefix,
+    blank_suffix,
+    empty_lines,
+)
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n"
 RUN = "1 Q0 a 1 2.5 t\n1 Q0 b 2 1.5 t\n2 Q0 d 1 3.0 t\n2 Q0 c 2 1.0 t\n"
@@ -87,7 +92,7 @@ def test_blank_prefix_and_suffix_cut_at_line_ends():
 def test_empty_lines_across_pieces(monkeypatch):
     """Empty lines (`\\n`, `\\r\\n`) found a piece at a time, the gaps across a piece's
     edge included (pieces of 4 bytes here)."""
-    monkeypatch.setattr("irscore.engine.streams.PIECE", 4)
+    monkeypatch.setattr("irscore.engine.reading.streams.PIECE", 4)
     data = b"a b\n\n\r\nc d\n\n\n\ne\n"
     # lines: 0 'a b', 1 '', 2 '\r', 3 'c d', 4-6 '', 7 'e'
     assert empty_lines(data).lines().tolist() == [1, 2, 4, 5, 6]

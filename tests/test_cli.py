@@ -15,7 +15,7 @@ import pytest
 import scipy.stats
 
 from irscore.cli import main
-from irscore.engine.trec import write_run
+from irscore.engine.reading.trec import write_run
 from irscore.pipeline.analyzers import Analyzer
 from irscore.pipeline.exports import read_docs, read_queries
 from irscore.pipeline.retrieve import retrieve
@@ -292,8 +292,8 @@ def test_evaluate_in_trec_format_loads_no_pandas(tmp_path):
     "flags", [["-q", "-m", "all_trec"], ["-c", "-m", "official"], ["-J", "-q", "-l", "2"]]
 )
 def test_evaluate_from_files_skips_the_costly_imports(tmp_path, flags):
-    """From files, `evaluate` runs Arrow's kernels through irscore.engine.arrow_compute: neither
-    pyarrow.compute (its ~290 wrappers cost ~40 ms) nor pandas is imported; for small
+    """From files, `evaluate` runs Arrow's kernels through irscore.engine.system.arrow_compute:
+    neither pyarrow.compute (its ~290 wrappers cost ~40 ms) nor pandas is imported; for small
     inputs not even the kernels (~11 MiB), and for trec_eval's names neither the peers'
     names nor difflib's suggestions; nor numpy.ma, which np.unique's first call loads
     (~12 ms). The engine's path: small files would otherwise take the plain one."""

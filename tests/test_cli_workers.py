@@ -99,7 +99,7 @@ def test_a_bad_run_in_a_worker_names_its_file_and_line(runs, tmp_path):
 def test_workers_keep_freed_memory_for_the_next_run(runs):
     """With glibc, a worker's Arrow arrays come from glibc's heap, which keeps what each
     run frees for the next (`allocator.keep_freed_memory`); this process is left as it was."""
-    from irscore.engine import allocator
+    from irscore.engine.system import allocator
 
     if allocator._libc() is None:
         pytest.skip("needs glibc")

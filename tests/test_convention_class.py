@@ -8,7 +8,7 @@ import pickle
 
 import pytest
 
-from irscore.engine.conventions import FIELDS, Convention, ConventionError
+from irscore.engine.ranking.conventions import FIELDS, Convention, ConventionError
 
 
 def test_fields_are_the_signatures_in_order():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from irscore.engine.conventions import DEFAULT_GRID, conventions_from_config
+from irscore.engine.ranking.conventions import DEFAULT_GRID, conventions_from_config
 
 REPO = Path(__file__).resolve().parents[1]
 

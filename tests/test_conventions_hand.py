@@ -11,7 +11,7 @@ from math import log2
 import pytest
 
 from irscore.engine.measures import MeasureSpec
-from irscore.engine.rank import DuplicateDocumentError
+from irscore.engine.ranking.rank import DuplicateDocumentError
 
 LEVELS = [f"{j / 10:.2f}" for j in range(11)]
 

@@ -14,9 +14,9 @@ from irscore.analysis.curves import (
     topic_points,
 )
 from irscore.analysis.results import Results
-from irscore.engine.conventions import conventions_from_config
 from irscore.engine.evaluate import evaluate
-from irscore.engine.trec import read_qrels, read_run
+from irscore.engine.ranking.conventions import conventions_from_config
+from irscore.engine.reading.trec import read_qrels, read_run
 from irscore.report.layout import interpolation_conventions
 
 CONVENTIONS = {

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from irscore.engine.trec import read_qrels
+from irscore.engine.reading.trec import read_qrels
 from irscore.pipeline import data
 from irscore.pipeline.data import RAW_FILES, SourceFileError, export_cranfield, load_cranfield
 from irscore.pipeline.exports import read_docs, read_queries, sha256_file

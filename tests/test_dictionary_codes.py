@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irscore.engine import inputs
+from irscore.engine.reading import inputs
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 import irscore
-from irscore.engine import trec
-from irscore.engine.errors import InputError
+from irscore.engine.reading import trec
+from irscore.engine.reading.errors import InputError
 
 # Topic 1 has three subtopics: a (A relevant, E judged not), b (B and D relevant; A
 # judged not), c (C). The run ranks A, D, E, B (scores descending).

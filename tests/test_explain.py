@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from irscore.cli import main
-from irscore.engine import trec
-from irscore.engine.conventions import Convention
+from irscore.engine.ranking.conventions import Convention
+from irscore.engine.reading import trec
 from irscore.workbench import explain
 
 GRADES = [3, 2, 3, 0, 1, 2]

@@ -1,7 +1,7 @@
 """The core and its extras (pyproject.toml): `import irscore`, `irscore evaluate` and the
 API's evaluate load no module of an extra, `compare` only the stats extra's; a command or
 function whose extra is missing says in one line which one to install (exit 2, no
-traceback, nothing written); irscore.engine.extras names the packages pyproject.toml's
+traceback, nothing written); irscore.engine.system.extras names the packages pyproject.toml's
 extras install, and no core dependency brings one of them."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from irscore.cli import common
-from irscore.engine import extras
+from irscore.engine.system import extras
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "tests" / "golden"
@@ -125,7 +125,7 @@ def test_the_paired_tests_without_the_stats_extra_name_it_and_write_nothing(tmp_
 def test_the_api_raises_missing_extra_naming_it():
     code = f"""
 import irscore
-from irscore.engine.extras import MissingExtra
+from irscore.engine.system.extras import MissingExtra
 try:
     irscore.audit("{QRELS}", ["{RUN}"])
 except ImportError as error:

@@ -1,4 +1,4 @@
-"""`irscore.engine.forked`: half the work in a forked child, its result or None back, and
+"""`irscore.engine.system.forked`: half the work in a forked child, its result or None back, and
 no child left behind whatever happens on either side."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from irscore.engine import forked
+from irscore.engine.system import forked
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 

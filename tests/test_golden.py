@@ -44,7 +44,7 @@ def scorer(request, monkeypatch):
     """Which path scores: the plain-Python one where it serves the flags (small files),
     or always the engine."""
     if request.param == "engine":
-        from irscore.engine import plain_evaluate
+        from irscore.engine.small import plain_evaluate
 
         monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args, **kwargs: None)
     return request.param
@@ -74,7 +74,8 @@ def _check_output(flags, name, output):
 def test_output_equals_trec_eval_scored_two_topics_at_a_time(flags, name, output, monkeypatch):
     """The same bytes when the text is written a chunk of topics at a time (two topics a
     chunk here, 8,192 by default) and the means are carried from chunk to chunk."""
-    from irscore.engine import evaluate, plain_evaluate
+    from irscore.engine import evaluate
+    from irscore.engine.small import plain_evaluate
 
     monkeypatch.setattr(evaluate, "CHUNK_TOPICS", 2)
     monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args, **kwargs: None)

@@ -11,12 +11,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irscore.engine import evaluate as evaluate_module
-from irscore.engine import prepare as prepare_module
-from irscore.engine.conventions import DEFAULT_GRID, TIE_BREAKS, Convention, conventions_from_config
 from irscore.engine.evaluate import evaluate, evaluate_one, evaluate_records
 from irscore.engine.measures import MeasureSpec
-from irscore.engine.prepare import prepare
-from irscore.engine.rank import DuplicateDocumentError, rank
+from irscore.engine.ranking import prepare as prepare_module
+from irscore.engine.ranking.conventions import (
+    DEFAULT_GRID,
+    TIE_BREAKS,
+    Convention,
+    conventions_from_config,
+)
+from irscore.engine.ranking.prepare import prepare
+from irscore.engine.ranking.rank import DuplicateDocumentError, rank
 
 pytestmark = pytest.mark.slow  # started early (tests/conftest.py)
 

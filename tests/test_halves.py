@@ -17,10 +17,10 @@ from test_plain_evaluate import FLAGS, engine_cli, evaluate_argv, inputs
 
 from irscore.cli import halves
 from irscore.engine import evaluate
-from irscore.engine.conventions import Convention
 from irscore.engine.evaluate import RunningMeans, TopicValues
-from irscore.engine.measures.registry import aggregate
-from irscore.engine.rank import Notes
+from irscore.engine.measures.aggregation import aggregate
+from irscore.engine.ranking.conventions import Convention
+from irscore.engine.ranking.rank import Notes
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 

@@ -646,7 +646,7 @@ def test_api_warns_as_the_command_line_does_for_dicts():
 
 def test_a_negative_relevance_level_is_refused_as_on_the_command_line():
     with pytest.raises(
-        irscore.engine.conventions.ConventionError, match="rel_level must be 0 or more"
+        irscore.engine.ranking.conventions.ConventionError, match="rel_level must be 0 or more"
     ):
         irscore.evaluate(Q, R, convention={"rel_level": -1})
 
@@ -683,8 +683,8 @@ def test_ir_datasets_without_a_copy_or_network_is_an_input_error(tmp_path):
 
 
 def test_input_error_is_one_documented_type():
-    from irscore.engine import inputs, trec
-    from irscore.engine.rank import DuplicateDocumentError
+    from irscore.engine.ranking.rank import DuplicateDocumentError
+    from irscore.engine.reading import inputs, trec
 
     assert issubclass(irscore.InputError, ValueError)
     for error in (trec.TrecFormatError, DuplicateDocumentError, inputs.InputError):
@@ -860,7 +860,7 @@ def wait_in_read(pid: int) -> None:
 
 
 def test_the_line_limit_is_the_one_the_troubleshooting_page_gives(monkeypatch):
-    from irscore.engine import streams
+    from irscore.engine.reading import streams
 
     page = (Path(__file__).parents[1] / "docs" / "troubleshooting.md").read_text()
     assert f"line longer than {streams.limit_text(streams.MAX_LINE)}" in page
@@ -878,7 +878,7 @@ def test_the_line_limit_is_the_one_the_troubleshooting_page_gives(monkeypatch):
 def test_blocks_find_every_line_over_the_limit_wherever_it_lies(size):
     """A line of limit + 1 bytes is found at any place in the stream with any read size,
     and named by its line; a line of exactly the limit is read (10-byte lines around)."""
-    from irscore.engine import streams
+    from irscore.engine.reading import streams
 
     limit = 100
     for before in range(0, 40, 3):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irscore.engine import arrays, joins
+from irscore.engine.system import arrays, joins
 
 NJ = joins.NOT_JUDGED
 

@@ -7,7 +7,8 @@ import random
 import pyarrow as pa
 import pytest
 
-from irscore.engine import columns, joins, streams, string_arrays, trec
+from irscore.engine.reading import columns, streams, trec
+from irscore.engine.system import joins, string_arrays
 
 STYLES = {
     "short (packed)": lambda d: f"d{d}",

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irscore.engine import joins
+from irscore.engine.system import joins
 
 NJ = joins.NOT_JUDGED
 

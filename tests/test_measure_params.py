@@ -7,9 +7,9 @@ from math import log, log2
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from irscore.engine.conventions import Convention
 from irscore.engine.measures import MeasureError, MeasureSpec, parse_requests
 from irscore.engine.measures.gain_maps import ideal_gains, sorted_levels
+from irscore.engine.ranking.conventions import Convention
 from irscore.pipeline.crosscheck import compare, disagreements
 from tests.test_pytrec_property import collections
 

@@ -18,9 +18,9 @@ from web_server import serving
 import irscore
 from irscore.cli import main
 from irscore.engine.measures import MeasureError
-from irscore.engine.measures.catalogue import examples
 from irscore.engine.measures.groups import accepted, config_groups, plan
 from irscore.engine.measures.registry import FAMILIES
+from irscore.engine.output.catalogue import examples
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n"
 RUN = "1 Q0 b 1 0.9 A\n1 Q0 a 2 0.5 A\n1 Q0 c 3 0.4 A\n2 Q0 e 1 0.9 A\n2 Q0 d 2 0.2 A\n"

@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irscore import cli
-from irscore.engine.conventions import Convention
 from irscore.engine.measures import (
     MIN_GEO_MEAN,
     MeasureError,
@@ -29,6 +28,7 @@ from irscore.engine.measures import (
 )
 from irscore.engine.measures.ap import INFAP_EPSILON
 from irscore.engine.measures.ranking import max_to_segment_end, segment_cumsum
+from irscore.engine.ranking.conventions import Convention
 from irscore.pipeline.crosscheck import compare, disagreements
 
 NEW_FAMILIES = frozenset(

@@ -189,7 +189,7 @@ def test_measures_lists_every_name_family(capsys):
 
 
 def test_config_names_are_scored_beside_the_families(tmp_path):
-    from irscore.engine.long_table import read_long_table
+    from irscore.engine.output.long_table import read_long_table
     from irscore.pipeline.crosscheck import evaluate_and_crosscheck_files
 
     qrels, run = tmp_path / "q", tmp_path / "r"

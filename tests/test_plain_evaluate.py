@@ -1,4 +1,4 @@
-"""The plain-Python path of `irscore evaluate` (`irscore.engine.plain_evaluate`) for small
+"""The plain-Python path of `irscore evaluate` (`irscore.engine.small.plain_evaluate`) for small
 TREC files: the same bytes as the engine, or no answer at all.
 
 A hand-worked topic checks its measures' arithmetic; generated inputs (ties that
@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irscore.cli import main
-from irscore.engine import forked, plain_evaluate
+from irscore.engine.small import plain_evaluate
+from irscore.engine.system import forked
 
 
 @pytest.fixture
@@ -381,8 +382,8 @@ def test_a_small_input_is_scored_without_numpy_or_arrow(tmp_path):
 def test_its_families_are_the_registrys():
     """The plain path's own lists (the registry loads numpy) name the engine's families,
     in trec_eval's print order; runid is printed on its own."""
-    from irscore.engine import plain_measures as pm
     from irscore.engine.measures import registry
+    from irscore.engine.small import plain_measures as pm
 
     assert ("runid", *pm.OFFICIAL) == registry.OFFICIAL
     assert ("runid", *pm.ALL_TREC) == registry.ALL_TREC[9]

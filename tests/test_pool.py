@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from irscore.engine import trec
+from irscore.engine.reading import trec
 from irscore.workbench import pool
 
 

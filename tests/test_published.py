@@ -20,10 +20,10 @@ from irscore.analysis.published import (
     printed_like,
     regenerate,
 )
-from irscore.engine.conventions import Convention, conventions_from_config
 from irscore.engine.evaluate import evaluate
 from irscore.engine.measures import spec_from_config
-from irscore.engine.trec import read_qrels, read_run
+from irscore.engine.ranking.conventions import Convention, conventions_from_config
+from irscore.engine.reading.trec import read_qrels, read_run
 from irscore.pipeline.retrieve import retrieve_to_files
 
 REPO = Path(__file__).resolve().parents[1]

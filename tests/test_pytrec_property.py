@@ -13,8 +13,8 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irscore.engine.conventions import Convention
 from irscore.engine.measures import MeasureSpec
+from irscore.engine.ranking.conventions import Convention
 from irscore.pipeline.crosscheck import compare, disagreements
 
 SPEC = MeasureSpec(

@@ -11,7 +11,8 @@ from unittest import mock
 
 import numpy as np
 
-from irscore.engine import arrays, rank
+from irscore.engine.ranking import rank
+from irscore.engine.system import arrays
 
 
 def test_packed_order_by_hand():
@@ -73,7 +74,7 @@ def test_vectorised_quicksort_reads_numpys_cpu_features():
     arrays.vectorised_quicksort.cache_clear()
     if arrays.vectorised_quicksort():  # this CPU has them: numpy told to ignore them
         features = "X86_V3 X86_V4 AVX512_ICL AVX512_SPR AVX2 AVX512F AVX512_SKX"
-        code = "from irscore.engine import arrays; print(arrays.vectorised_quicksort())"
+        code = "from irscore.engine.system import arrays; print(arrays.vectorised_quicksort())"
         done = subprocess.run(
             [sys.executable, "-c", code],
             env={**os.environ, "NPY_DISABLE_CPU_FEATURES": features},

@@ -23,8 +23,8 @@ from unittest import mock
 import pytest
 
 from irscore.cli import main
-from irscore.engine import streams, trec
-from irscore.engine.trec import TrecFormatError, copy_checked_run, read_qrels, read_run
+from irscore.engine.reading import streams, trec
+from irscore.engine.reading.trec import TrecFormatError, copy_checked_run, read_qrels, read_run
 
 RUN = "1 Q0 a 1 0.9 t\n1 Q0 b 2 0.5 t\n2 Q0 c 1 0.7 t\n"
 QRELS = "1 0 a 0\n1 0 b 1\n2 0 c 1\n"
@@ -209,7 +209,7 @@ def test_string_chunks_are_concatenated_a_chunk_at_a_time():
     join the others in order, and the list of chunks is emptied as they are copied."""
     import pyarrow as pa
 
-    from irscore.engine import columns
+    from irscore.engine.reading import columns
 
     chunks = [pa.array(["ab", "c"]), pa.array(["x", "yz", "w"]).slice(1), pa.array([], pa.string())]
     joined = columns._concat_strings(chunks)
@@ -221,7 +221,7 @@ def test_string_chunks_are_concatenated_a_chunk_at_a_time():
 def test_line_ends_are_counted_in_every_piece(monkeypatch, piece):
     """`line_ends` counts a block a piece at a time: "a\\n\\nbc\\r\\nd\\n" holds 4 line ends
     (bytes 1, 2, 6 and 8), whether pieces of 1, 2 or 3 bytes split them or one holds all."""
-    from irscore.engine import columns
+    from irscore.engine.reading import columns
 
     monkeypatch.setattr(streams, "PIECE", piece)
     assert columns.line_ends(b"a\n\nbc\r\nd\n") == 4

@@ -97,8 +97,8 @@ def test_readme_states_the_grades_of_the_ndcg_columns():
     the README points to maps Cleverdon's 1..4 to gains 4..1 and has its row in the summary."""
     import numpy as np
 
-    from irscore.engine.conventions import Convention
-    from irscore.engine.rank import map_grades
+    from irscore.engine.ranking.conventions import Convention
+    from irscore.engine.ranking.rank import map_grades
 
     said = " ".join(README.split())
     assert Convention().grades == "raw" and "take Cranfield's raw grades as gains" in said

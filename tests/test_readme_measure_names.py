@@ -42,7 +42,7 @@ def _every_names_row() -> list[list[str]]:
 def test_both_tables_are_generated_and_current():
     # scripts/measure_names.py writes them: the page's from name_families.py, the README's
     # from the page
-    from irscore.engine.measures.catalogue import names_table, readme_table
+    from irscore.engine.output.catalogue import names_table, readme_table
 
     page_table = NAMES_PAGE.split("<!-- names:start -->\n")[1].split("<!-- names:end -->")[0]
     assert page_table == names_table()

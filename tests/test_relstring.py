@@ -23,11 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irscore.cli import main
-from irscore.engine.conventions import Convention
 from irscore.engine.evaluate import evaluate_one, evaluate_records
 from irscore.engine.measures import MeasureSpec
-from irscore.engine.prepare import prepare
-from irscore.engine.trec_eval_text import lines
+from irscore.engine.output.trec_eval_text import lines
+from irscore.engine.ranking.conventions import Convention
+from irscore.engine.ranking.prepare import prepare
 
 # topic 1 ranks a..k by score (10, 9, ..., 1, 0.5); topic 2 retrieves one document;
 # topic 3 is judged but not retrieved; topic 4 is retrieved but not judged

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from irscore.cli import main
-from irscore.engine.conventions import Convention
 from irscore.engine.evaluate import evaluate
-from irscore.engine.long_table import read_long_table
-from irscore.engine.trec import read_qrels, read_run, write_run
+from irscore.engine.output.long_table import read_long_table
+from irscore.engine.ranking.conventions import Convention
+from irscore.engine.reading.trec import read_qrels, read_run, write_run
 from irscore.pipeline.analyzers import Analyzer
 from irscore.pipeline.exports import read_docs, read_queries
 from irscore.pipeline.retrieve import retrieve
@@ -115,7 +115,7 @@ def test_audit_prepares_each_run_once(tmp_path, monkeypatch):
     """`irscore audit` scores a run, checks it and counts its ties from one preparation of
     it with the qrels (`prepare._prepared` builds every one): two runs, two preparations,
     where it made three per run before."""
-    from irscore.engine import prepare
+    from irscore.engine.ranking import prepare
 
     (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
     (tmp_path / "x").write_text("1 Q0 a 1 1.0 x\n1 Q0 b 2 1.0 x\n2 Q0 c 1 2.0 x\n")

@@ -8,10 +8,10 @@ import pytest
 
 from irscore.analysis.results import Results
 from irscore.analysis.ties import TIED_DOCS, TIED_IN_TOP, tie_counts, tie_table
-from irscore.engine.conventions import conventions_from_config
 from irscore.engine.evaluate import evaluate
-from irscore.engine.prepare import prepare
-from irscore.engine.trec import read_qrels, read_run
+from irscore.engine.ranking.conventions import conventions_from_config
+from irscore.engine.ranking.prepare import prepare
+from irscore.engine.reading.trec import read_qrels, read_run
 from irscore.report import tables
 
 

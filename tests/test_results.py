@@ -8,10 +8,10 @@ import pytest
 import yaml
 
 from irscore.analysis.results import Results
-from irscore.engine.conventions import conventions_from_config
 from irscore.engine.evaluate import evaluate
-from irscore.engine.long_table import read_long_table, write_long_table
-from irscore.engine.trec import read_qrels, read_run
+from irscore.engine.output.long_table import read_long_table, write_long_table
+from irscore.engine.ranking.conventions import conventions_from_config
+from irscore.engine.reading.trec import read_qrels, read_run
 from irscore.report.settings import HEADLINE, MEASURES
 
 CONVENTIONS = {"reference": {}, "asc": {"tie_break": "docno_asc"}, "both": {"depth": 1}}

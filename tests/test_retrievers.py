@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irscore.engine.trec import read_run
+from irscore.engine.reading.trec import read_run
 from irscore.pipeline.analyzers import Analyzer
 from irscore.pipeline.retrieve import RetrieverSpec, retrieve, retrieve_to_files
 from irscore.pipeline.retrievers import REGISTRY, TermIndex, make_retriever

@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import irscore
-from irscore.engine import trec
-from irscore.engine.errors import InputError
+from irscore.engine.reading import trec
+from irscore.engine.reading.errors import InputError
 
 QRELS = {"q1": {"a": 1, "b": 1}, "q2": {"c": 2}}
 RUN = {"q1": {"x": 0.9, "a": 0.8, "b": 0.1}, "q2": {"c": 0.5, "y": 0.4}}

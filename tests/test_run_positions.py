@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irscore.engine import inputs
+from irscore.engine.reading import inputs
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irscore.engine.conventions import Convention
 from irscore.engine.evaluate import RunningMeans, means_of
 from irscore.engine.measures import aggregate
+from irscore.engine.ranking.conventions import Convention
 
 # one measure per way of aggregating: mean, geometric mean, count, sum, relevant
 NAMES = ("map", "gm_map", "num_q", "num_ret", "num_rel")

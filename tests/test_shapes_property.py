@@ -16,10 +16,10 @@ import pytrec_eval
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from irscore.engine import streams, trec
-from irscore.engine.conventions import Convention
 from irscore.engine.evaluate import evaluate_records
 from irscore.engine.measures import parse_requests
+from irscore.engine.ranking.conventions import Convention
+from irscore.engine.reading import streams, trec
 
 MEASURES = ["map", "ndcg", "P.5,10", "recall.10,100", "recip_rank", "bpref", "num_rel_ret"]
 PYTREC = {"map", "ndcg", "P.5,10", "recall.10,100", "recip_rank", "bpref", "num_rel_ret"}

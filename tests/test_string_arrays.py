@@ -1,4 +1,4 @@
-"""irscore.engine.string_arrays: labels' lengths, distinct values and decoding in numpy,
+"""irscore.engine.system.string_arrays: labels' lengths, distinct values and decoding in numpy,
 worked out by hand, then against Arrow's own kernels on generated strings."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irscore.engine import string_arrays as sa
+from irscore.engine.system import string_arrays as sa
 
 
 def test_by_hand():
@@ -93,7 +93,7 @@ def test_a_small_evaluation_never_imports_the_kernels(tmp_path):
     code = (
         "import io, sys, contextlib\n"
         "from irscore.cli import main\n"
-        "from irscore.engine import streams\n"
+        "from irscore.engine.reading import streams\n"
         "streams.PIECE = 4096\n"  # ~20 blocks
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         f"    main(['evaluate', '-q', '-m', 'all_trec', {str(qrels)!r}, {str(run)!r}])\n"

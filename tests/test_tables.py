@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from irscore.analysis.results import Results
-from irscore.engine.conventions import Convention, single_change_conventions
 from irscore.engine.evaluate import evaluate
-from irscore.engine.trec import read_qrels, read_run
+from irscore.engine.ranking.conventions import Convention, single_change_conventions
+from irscore.engine.reading.trec import read_qrels, read_run
 from irscore.pipeline.ideal import ideal_run
 from irscore.report import layout, tables
 from irscore.report.summary import demoted, render

@@ -15,7 +15,8 @@ import pytest
 
 from irscore.cli import evaluate as cli_evaluate
 from irscore.cli import main
-from irscore.engine import threads, trec
+from irscore.engine.reading import trec
+from irscore.engine.system import threads
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irscore.engine.conventions import Convention, ConventionError
 from irscore.engine.evaluate import evaluate
 from irscore.engine.measures import MeasureSpec
 from irscore.engine.measures.registry import EXPECTED_FAMILIES as FAMILIES
+from irscore.engine.ranking.conventions import Convention, ConventionError
 
 pytestmark = pytest.mark.slow  # started early (tests/conftest.py)
 

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from irscore.cli import main
-from irscore.engine.conventions import Convention, ConventionError
 from irscore.engine.evaluate import evaluate
 from irscore.engine.measures import MeasureError, MeasureSpec, parse_requests
+from irscore.engine.ranking.conventions import Convention, ConventionError
 
 # topic 1: a (grade 3) b (1) c (0) d (no qrels line) e (-1: in the pool, unjudged)
 QRELS = pd.DataFrame(

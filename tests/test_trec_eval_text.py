@@ -14,8 +14,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irscore.engine import trec_eval_text
-from irscore.engine.trec_eval_text import lines
+from irscore.engine.output import trec_eval_text
+from irscore.engine.output.trec_eval_text import lines
 
 
 def _plain(values, topics, means, runid, printed=None):

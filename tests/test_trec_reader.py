@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irscore.engine import trec
-from irscore.engine.trec import (
+from irscore.engine.reading import trec
+from irscore.engine.reading.trec import (
     QRELS_COLUMNS,
     RUN_COLUMNS,
     TrecFormatError,

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from irscore.engine.long_table import read_long_table
-from irscore.engine.trec import read_qrels, read_run
+from irscore.engine.output.long_table import read_long_table
+from irscore.engine.reading.trec import read_qrels, read_run
 
 
 def config_conventions() -> list[str]:

@@ -24,7 +24,10 @@ __all__ = [
     "measures",
     "write_run",
 ]
-_HOMES = {"Convention": "irscore.engine.conventions", "InputError": "irscore.engine.errors"}
+_HOMES = {
+    "Convention": "irscore.engine.ranking.conventions",
+    "InputError": "irscore.engine.reading.errors",
+}
 
 
 def __getattr__(name: str) -> Any:

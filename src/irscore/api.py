@@ -4,7 +4,7 @@ The same code as the command line and the workflow, called on qrels and runs
 given as paths, DataFrames, pytrec_eval-style dicts or (qrels) `irds:ID`.
 Every input problem raises `irscore.InputError` with the message the command
 line prints, and what it warns about on stderr is a Python warning here
-(`irscore.engine.input_checks`).
+(`irscore.engine.ranking.input_checks`).
 This module imports nothing heavy at import time, so `import irscore` stays
 cheap; numpy, pandas and the evaluation load on the first call.
 """
@@ -22,7 +22,6 @@ from irscore.engine import argument_types as check
 from irscore.engine.arguments import (
     changed_grid,
     conventions,
-    is_named_runs,
     measure_groups,
     qrels_input,
     renamed,
@@ -31,13 +30,13 @@ from irscore.engine.arguments import (
     source_of,
     warn_not_computed,
 )
-from irscore.engine.conventions import DEFAULT_GRID, Convention, ConventionError
+from irscore.engine.ranking.conventions import DEFAULT_GRID, Convention, ConventionError
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from irscore.analysis.systems_table import SystemsTable
-    from irscore.engine.inputs import QrelsInput, RunInput
+    from irscore.engine.reading.inputs import QrelsInput, RunInput
     from irscore.report.own_runs import AuditResult
 
     ConventionInput = str | Convention | Mapping[str, Any]
@@ -71,18 +70,18 @@ def evaluate(
     >>> dict(zip(table["measure"], table["value"].round(4)))  # AP = (1/1 + 2/3) / 2
     {'map': 0.8333, 'P_2': 0.5}
     """
-    from irscore.engine.allocator import freed_memory_kept
     from irscore.engine.evaluate import evaluate as evaluate_grid
-    from irscore.engine.input_checks import overlap
-    from irscore.engine.long_table import concat_long
-    from irscore.engine.subtopics import for_request
+    from irscore.engine.output.long_table import concat_long
+    from irscore.engine.ranking.input_checks import overlap
+    from irscore.engine.ranking.subtopics import for_request
+    from irscore.engine.system.allocator import freed_memory_kept
 
     check.names("measures", measures, "measure name")
     check.conventions("convention", convention)
     check.flag("per_topic", per_topic)
     groups = measure_groups(measures)
     grid = conventions(convention)
-    from irscore.engine import threads
+    from irscore.engine.system import threads
 
     with freed_memory_kept(), threads.pool(1) as pool:  # qrels read beside the runs
         pending = pool.submit(qrels_input, qrels, True)
@@ -150,7 +149,7 @@ TopicValue(topic='q2', measure='recip_rank', value=1.0)]
     """
     from irscore.engine.evaluate import topic_values
     from irscore.engine.measures.registry import has_topic_rows
-    from irscore.engine.prepare import chunk_makers
+    from irscore.engine.ranking.prepare import chunk_makers
 
     check.names("measures", measures, "measure name")
     check.conventions("convention", convention, several=False)
@@ -209,9 +208,9 @@ def _streamed(qrels, results, c: Convention, rows: int, scored) -> Iterator[Topi
     scored against its topics' judgments; -c's judged topics never seen, at the end."""
     import pandas as pd
 
-    from irscore.engine.errors import InputError
-    from irscore.engine.inputs import qrels_frame, run_frame
-    from irscore.engine.prepare import prepare
+    from irscore.engine.ranking.prepare import prepare
+    from irscore.engine.reading.errors import InputError
+    from irscore.engine.reading.inputs import qrels_frame, run_frame
 
     judged = qrels_frame(qrels) if not isinstance(qrels, pd.DataFrame) else qrels
     judged_topics = judged["topic"].astype(str)
@@ -258,7 +257,7 @@ def write_run(path: str | os.PathLike, run: RunInput) -> None:
     """Write a run (any form `evaluate` takes) as its file name says: `.json` as
     `{qid: {docno: score}}` (pytrec_eval's, ranx's), `.parquet` with ranx's columns
     (q_id, doc_id, score, rank, tag), anything else as a TREC run; atomically."""
-    from irscore.engine import run_files, trec
+    from irscore.engine.reading import run_files, trec
 
     check.path("path", path)
     (frame,) = runs_input(run).values()
@@ -315,7 +314,7 @@ def compare(
     >>> table.attrs["correction"]
     "Holm over the paired t-test's 1 p-value, one per measure"
     """
-    from irscore.engine.extras import require
+    from irscore.engine.system.extras import require
 
     require("stats", "irscore.compare")  # the paired tests: scipy
     from irscore.analysis import comparison
@@ -347,7 +346,9 @@ def compare(
     if len(grid) != 1:
         raise ConventionError("compare takes one convention")
     if run_b is None:
-        return _systems(
+        from irscore.analysis.systems_table import of_runs
+
+        return of_runs(
             qrels,
             run_a,
             groups,
@@ -371,52 +372,6 @@ def compare(
     result.attrs["checks"] = scored.checks
     result.attrs["correction"] = correction_scope(correction, result)
     return result
-
-
-def _systems(
-    qrels, runs, groups, convention, tests, B, seed, alpha, correction, baseline, all_pairs
-) -> SystemsTable:
-    """`compare` of many runs: the systems table of `irscore compare`, from its functions."""
-    from dataclasses import replace
-
-    from irscore.analysis import systems_table, tukey
-    from irscore.analysis.comparison import score_groups
-
-    named = is_named_runs(runs)
-    if not named and (isinstance(runs, Mapping | str) or not isinstance(runs, Sequence)):
-        raise ValueError("compare(qrels, runs): runs is a mapping name -> run or a list of runs")
-    if named:
-        named = runs_input(runs)
-    else:  # named by their tags, as the command line names them
-        named = runs_named_by_tag(runs_input({f"run{i + 1}": run for i, run in enumerate(runs)}))
-    if len(named) < 2:
-        raise ValueError("compare needs at least two runs")
-    if baseline is not None and all_pairs:
-        raise ValueError("baseline and all_pairs exclude each other")
-    if baseline is not None and baseline not in named:
-        raise ValueError(f"baseline {baseline!r}: not one of the runs ({', '.join(named)})")
-    test = "t" if tests == "all" else tests
-    if not isinstance(test, str) or test not in (*_tests("all"), tukey.TEST):
-        raise ValueError(
-            f"the systems table takes one test (t, wilcoxon, randomization, "
-            f"bootstrap or tukey), got {tests!r}"
-        )
-    scored = score_groups(qrels_input(qrels), list(named.items()), groups, convention)
-    warn_not_computed(scored.not_computed)
-    table = systems_table.build(
-        scored.table,
-        list(named),
-        scored.measures,
-        None if all_pairs else baseline or next(iter(named)),
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        B=B,
-        seed=seed,
-        convention=convention.replace(name="reference"),
-    )
-    table.tests["convention"] = convention.name
-    return replace(table, checks=list(scored.checks))
 
 
 def audit(
@@ -458,7 +413,7 @@ def audit(
     >>> dict(zip(rows["run"], zip(rows["reference"].round(4), rows["mean"].round(4))))
     {'x': (0.7917, 0.9167), 'y': (0.5417, 0.5417)}
     """
-    from irscore.engine.extras import require
+    from irscore.engine.system.extras import require
 
     require("stats", "irscore.audit")  # its tests and rank correlations: scipy
     require("report", "irscore.audit")  # its figures: matplotlib
@@ -513,6 +468,6 @@ def measures() -> pd.DataFrame:
     """
     import pandas as pd
 
-    from irscore.engine.measures import catalogue
+    from irscore.engine.output import catalogue
 
     return pd.DataFrame(catalogue.rows(), columns=list(catalogue.COLUMNS))

@@ -6,7 +6,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from irscore.pipeline.analyzers import Analyzer
-from irscore.engine.conventions import conventions_from_config
+from irscore.engine.ranking.conventions import conventions_from_config
 from irscore.pipeline.data import (
     ir_datasets_query_field,
     local_copy,
@@ -177,9 +177,10 @@ def retriever_sources(wildcards):
         "pipeline/data.py",
         "pipeline/exports.py",
         "pipeline/retrieve.py",
-        "engine/trec.py",
-        "engine/columns.py",
-        "engine/arrays.py",
+        "engine/reading/trec.py",
+        "engine/reading/columns.py",
+        "engine/reading/careful_reader.py",
+        "engine/system/arrays.py",
         "pipeline/logs.py",
         "pipeline/retrievers/__init__.py",
         "pipeline/retrievers/base.py",
@@ -201,9 +202,10 @@ def index_sources(wildcards):
         "pipeline/exports.py",
         "pipeline/retrieve.py",
         "pipeline/shards.py",
-        "engine/trec.py",
-        "engine/columns.py",
-        "engine/arrays.py",
+        "engine/reading/trec.py",
+        "engine/reading/columns.py",
+        "engine/reading/careful_reader.py",
+        "engine/system/arrays.py",
         "pipeline/logs.py",
         "pipeline/retrievers/index.py",
     )

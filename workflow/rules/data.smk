@@ -9,9 +9,10 @@ rule export_data:
         code=package_sources(
             "pipeline/data.py",
             "pipeline/exports.py",
-            "engine/trec.py",
-            "engine/columns.py",
-            "engine/arrays.py",
+            "engine/reading/trec.py",
+            "engine/reading/columns.py",
+            "engine/reading/careful_reader.py",
+            "engine/system/arrays.py",
             "pipeline/logs.py",
         ),
     output:

@@ -14,9 +14,9 @@ import pandas as pd
 
 from irscore.analysis import corrections, rank_correlation, stats
 from irscore.analysis.results import Results
-from irscore.engine import trec
-from irscore.engine.conventions import Convention, name_under
-from irscore.engine.long_table import concat_long
+from irscore.engine.output.long_table import concat_long
+from irscore.engine.ranking.conventions import Convention, name_under
+from irscore.engine.reading import trec
 
 COLUMNS = [
     "measure",

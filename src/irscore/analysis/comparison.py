@@ -9,14 +9,14 @@ from dataclasses import dataclass
 import pandas as pd
 
 from irscore.analysis.audit import paired_comparisons
-from irscore.engine.conventions import Convention
 from irscore.engine.evaluate import evaluate_one
-from irscore.engine.long_table import concat_long, long_table
 from irscore.engine.measures import MeasureSpec, family_of
 from irscore.engine.measures.groups import Group, changed, narrowed, rename_table
-from irscore.engine.naming import few
-from irscore.engine.prepare import prepare
-from irscore.engine.rank import Notes
+from irscore.engine.output.long_table import concat_long, long_table
+from irscore.engine.output.naming import few
+from irscore.engine.ranking.conventions import Convention
+from irscore.engine.ranking.prepare import prepare
+from irscore.engine.ranking.rank import Notes
 
 DEFAULT_MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
 

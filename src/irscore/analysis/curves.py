@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 
 from irscore.analysis.results import Results
-from irscore.engine.conventions import REFERENCE
 from irscore.engine.measures import RECALL_LEVELS
-from irscore.engine.prepare import prepare
-from irscore.engine.rank import rank
+from irscore.engine.ranking.conventions import REFERENCE
+from irscore.engine.ranking.prepare import prepare
+from irscore.engine.ranking.rank import rank
 
 LEVEL_MEASURES = tuple(f"iprec_at_recall_{level:.2f}" for level in RECALL_LEVELS)
 LEVEL_LABELS = tuple(f"{level:.1f}" for level in RECALL_LEVELS)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irscore.engine.conventions import (
+from irscore.engine.ranking.conventions import (
     Convention,
     conventions_from_config,
     single_change_conventions,
@@ -55,7 +55,7 @@ class Results:
         means_only: bool = False,
     ) -> Results:
         """The long tables written at `paths` (see long_table.read_long_table)."""
-        from irscore.engine.long_table import read_long_table
+        from irscore.engine.output.long_table import read_long_table
 
         return cls([read_long_table(p, means_only=means_only) for p in paths], conventions)
 

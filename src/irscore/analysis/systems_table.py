@@ -17,16 +17,16 @@ from __future__ import annotations
 import itertools
 import string
 import textwrap
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from irscore.analysis import tukey
 from irscore.analysis.audit import correction_scope, paired_comparisons
-from irscore.engine import trec
-from irscore.engine.conventions import REFERENCE, Convention
+from irscore.engine.ranking.conventions import REFERENCE, Convention
+from irscore.engine.reading import trec
 
 UP, DOWN = "▲", "▼"
 
@@ -226,3 +226,55 @@ def csv(t: SystemsTable) -> str:
 
 
 RENDER = {"md": markdown, "latex": latex, "csv": csv}
+
+
+def of_runs(
+    qrels, runs, groups, convention, tests, B, seed, alpha, correction, baseline, all_pairs
+) -> SystemsTable:
+    """`irscore.compare` of many runs (the API's qrels and runs, measure groups and
+    convention): the systems table `irscore compare` prints, its runs named and checked."""
+    from irscore.analysis import stats
+    from irscore.analysis.comparison import score_groups
+    from irscore.engine.arguments import (
+        is_named_runs,
+        qrels_input,
+        runs_input,
+        runs_named_by_tag,
+        warn_not_computed,
+    )
+
+    named = is_named_runs(runs)
+    if not named and (isinstance(runs, Mapping | str) or not isinstance(runs, Sequence)):
+        raise ValueError("compare(qrels, runs): runs is a mapping name -> run or a list of runs")
+    if named:
+        named = runs_input(runs)
+    else:  # named by their tags, as the command line names them
+        named = runs_named_by_tag(runs_input({f"run{i + 1}": run for i, run in enumerate(runs)}))
+    if len(named) < 2:
+        raise ValueError("compare needs at least two runs")
+    if baseline is not None and all_pairs:
+        raise ValueError("baseline and all_pairs exclude each other")
+    if baseline is not None and baseline not in named:
+        raise ValueError(f"baseline {baseline!r}: not one of the runs ({', '.join(named)})")
+    test = "t" if tests == "all" else tests
+    if not isinstance(test, str) or test not in (*stats.TESTS, tukey.TEST):
+        raise ValueError(
+            f"the systems table takes one test (t, wilcoxon, randomization, "
+            f"bootstrap or tukey), got {tests!r}"
+        )
+    scored = score_groups(qrels_input(qrels), list(named.items()), groups, convention)
+    warn_not_computed(scored.not_computed)
+    table = build(
+        scored.table,
+        list(named),
+        scored.measures,
+        None if all_pairs else baseline or next(iter(named)),
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        B=B,
+        seed=seed,
+        convention=convention.replace(name="reference"),
+    )
+    table.tests["convention"] = convention.name
+    return replace(table, checks=list(scored.checks))

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from irscore.analysis.results import Results, per_topic
-from irscore.engine.conventions import REFERENCE
-from irscore.engine.prepare import Prepared
-from irscore.engine.rank import as_float32, rank
+from irscore.engine.ranking.conventions import REFERENCE
+from irscore.engine.ranking.prepare import Prepared
+from irscore.engine.ranking.rank import as_float32, rank
 
 TOP = 10
 # Orders of tied documents (trec_eval's first), then the tie-aware range over all orders.

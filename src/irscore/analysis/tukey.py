@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from irscore.analysis.audit import COMPARISON_COLUMNS, _by_key, concluded
-from irscore.engine.conventions import Convention
+from irscore.engine.ranking.conventions import Convention
 
 TEST = "tukey"
 

@@ -6,7 +6,7 @@ import argparse
 
 from irscore.cli.common import check_alpha, matplotlib_config_dir
 from irscore.cli.compare import TESTS
-from irscore.engine import extras
+from irscore.engine.system import extras
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -10,8 +10,9 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, NoReturn
 
-from irscore.engine import errors, extras
-from irscore.engine.conventions import CHOICES, COMPAT, Convention
+from irscore.engine.ranking.conventions import CHOICES, COMPAT, Convention
+from irscore.engine.reading import errors
+from irscore.engine.system import extras
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -125,7 +126,7 @@ def relevance_level(text: str) -> int:
 
 def add_input_flags(parser: argparse.ArgumentParser) -> None:
     """How to read the qrels and runs: their formats (detected unless named) and --verbose."""
-    from irscore.engine.formats import QRELS_FORMATS, RUN_FORMATS
+    from irscore.engine.reading.formats import QRELS_FORMATS, RUN_FORMATS
 
     parser.add_argument(
         "--qrels-format",
@@ -154,7 +155,7 @@ def read_inputs(
     """The qrels as `trec.Records` (from `read_qrels()` when given: read already), and
     the runs as Records read one at a time, as they are asked for (so one run is in
     memory at once); each described under --verbose."""
-    from irscore.engine import trec
+    from irscore.engine.reading import trec
 
     def described(records):
         if args.verbose:
@@ -180,7 +181,7 @@ def regular_file_size(path: str) -> int | None:
 
 def read_run(args: argparse.Namespace, path: str):
     """One run as `trec.Records`, in the format the flags name."""
-    from irscore.engine import trec
+    from irscore.engine.reading import trec
 
     return checked(trec.read_run_records(path, args.run_format), "run")
 
@@ -188,7 +189,7 @@ def read_run(args: argparse.Namespace, path: str):
 def checked(records, role: str):
     """The records, refused when the file holds none (`input_checks.require_records`),
     with a note on stderr when a byte order mark was skipped."""
-    from irscore.engine.input_checks import bom_note, require_records
+    from irscore.engine.ranking.input_checks import bom_note, require_records
 
     require_records(records.source, role, records.table.num_rows, len(records.skipped))
     if records.bom:
@@ -228,7 +229,7 @@ def trec_eval_version(args: argparse.Namespace) -> int:
 def convention_name(changes: dict) -> str:
     """The canonical name of a set of changes (`reference`, `judged_only`, ... as in the
     default grid), or the list of changed fields when the grid has no such convention."""
-    from irscore.engine.conventions import DEFAULT_GRID, describe
+    from irscore.engine.ranking.conventions import DEFAULT_GRID, describe
 
     for name, grid_changes in DEFAULT_GRID.items():
         if grid_changes == changes:
@@ -258,10 +259,10 @@ def user_errors() -> tuple[type[Exception], ...]:
     Imported here, when an error is being handled, so that start-up stays light
     (by then the command has loaded these modules anyway).
     """
-    from irscore.engine.conventions import ConventionError
     from irscore.engine.measures import MeasureError
-    from irscore.engine.rank import DuplicateDocumentError
-    from irscore.engine.trec import TrecFormatError
+    from irscore.engine.ranking.conventions import ConventionError
+    from irscore.engine.ranking.rank import DuplicateDocumentError
+    from irscore.engine.reading.trec import TrecFormatError
 
     known = [errors.InputError, TrecFormatError, DuplicateDocumentError, ConventionError]
     known += [MeasureError, UsageError]

@@ -15,8 +15,8 @@ from irscore.cli.common import (
     note_not_computed,
     read_inputs,
 )
-from irscore.engine import extras
-from irscore.engine.naming import run_names
+from irscore.engine.output.naming import run_names
+from irscore.engine.system import extras
 
 # irscore.analysis.stats.TESTS and CORRECTIONS, spelled out so that the parser does not load
 # scipy (a test checks they agree).
@@ -84,8 +84,8 @@ def run(args: argparse.Namespace) -> str:
     extras.require("stats", "irscore compare")
     from irscore.analysis import systems_table
     from irscore.analysis.comparison import DEFAULT_MEASURES, paired, score_groups
-    from irscore.engine import trec
     from irscore.engine.measures.groups import plan
+    from irscore.engine.reading import trec
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")

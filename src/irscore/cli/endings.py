@@ -12,7 +12,7 @@ from __future__ import annotations
 import signal
 import sys
 
-from irscore.engine.forked import ENDING
+from irscore.engine.system.forked import ENDING
 
 OUT_OF_MEMORY = "the input needs more memory than is available"
 

@@ -87,28 +87,31 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     if plain is not None:
         return iter([plain])
 
-    _arrow_memory_back_to_the_system()
+    from irscore.engine.system.allocator import arrow_gives_back_freed_memory
+
+    arrow_gives_back_freed_memory()
     ahead = _read_ahead(args)  # read while the measures' modules load and the flags are read
     # The scoring's modules: loaded while the inputs are read, and before workers fork.
     import irscore.engine.evaluate  # noqa: F401
     from irscore.cli import workers
-    from irscore.engine import trec_eval_text
-    from irscore.engine.errors import display_name
-    from irscore.engine.input_checks import overlap
+    from irscore.engine import judgments
     from irscore.engine.measures.groups import changed
-    from irscore.engine.naming import run_heads, run_names
+    from irscore.engine.output import trec_eval_text
+    from irscore.engine.output.naming import run_heads, run_names
+    from irscore.engine.ranking.input_checks import overlap
+    from irscore.engine.reading.errors import display_name
 
-    kind = JUDGMENT_KINDS[args.R]
+    kind = judgments.JUDGMENT_KINDS[args.R]
     groups = _groups(args, kind)
     text = args.format == "trec"
     convention = convention_from_args(args)
     zscores = None
     if args.Z is not None:
-        from irscore.engine.zscores import read_zscores
+        from irscore.engine.output.zscores import read_zscores
 
         zscores = read_zscores(args.Z)
     if args.R == "qrels":
-        from irscore.engine.subtopics import for_request
+        from irscore.engine.ranking.subtopics import for_request
 
         qrels, _ = read_inputs(args, args.qrels, [], ahead.pop("qrels").result if ahead else None)
         qrels, said = for_request(qrels, set().union(*(g.spec.families for g in groups)))
@@ -135,12 +138,12 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                     lines = spool.put(b"".join(lines))
                 scored.append((lines, {}, None, {}, notes.not_computed, notes))
                 continue
-            values, topics, means, without_run, not_done, notes = _scored(
+            values, topics, means, without_run, not_done, notes = judgments.scored(
                 args.R, qrels, run, c, g.spec, text
             )
             values, means = g.named(values), g.named(means)
             if zscores is not None:
-                values, means = _as_zscores(zscores, values, topics, means, without_run, c)
+                values, means = judgments.as_zscores(zscores, values, topics, means, without_run, c)
             lines = None
             if text:
                 in_run = set(topics)
@@ -215,7 +218,10 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                 out += ([[head]] if head else []) + run_texts
         return itertools.chain.from_iterable(out)
     names = run_names(args.runs, runids)  # tags; the files where tags repeat
-    return _table_text([(names[i], *rest) for i, *rest in results], convention, args)
+    from irscore.engine.output.long_table import as_text
+
+    named = [(names[i], *rest) for i, *rest in results]
+    return as_text(named, convention, per_topic=args.q, form=args.format)
 
 
 def _read_ahead(args: argparse.Namespace) -> dict[str, Future]:
@@ -229,7 +235,8 @@ def _read_ahead(args: argparse.Namespace) -> dict[str, Future]:
     size = regular_file_size(args.runs[0])
     if size is None or size > READ_AHEAD:
         return {}
-    from irscore.engine import threads, trec
+    from irscore.engine.reading import trec
+    from irscore.engine.system import threads
 
     pool = threads.pool(2)
     ahead = {
@@ -246,12 +253,12 @@ _PARSED: list = []
 
 
 def _plain_text(args: argparse.Namespace) -> bytes | None:
-    """The text `irscore.engine.plain_evaluate` makes, its warnings printed, when it
+    """The text `irscore.engine.small.plain_evaluate` makes, its warnings printed, when it
     serves these flags and files (qrels judgments, trec_eval's layout, no -Z or -J,
     official or all_trec); None otherwise."""
     import os
 
-    from irscore.engine import plain_evaluate
+    from irscore.engine.small import plain_evaluate
 
     served = (
         args.R == "qrels"
@@ -299,7 +306,6 @@ def _streamed_text(
     import numpy as np
 
     from irscore.cli import halves
-    from irscore.engine import trec_eval_text
     from irscore.engine.evaluate import (
         CHUNK_TOPICS,
         RunningMeans,
@@ -307,6 +313,7 @@ def _streamed_text(
         chunk_rows,
         topic_value_makers,
     )
+    from irscore.engine.output import trec_eval_text
 
     rows, topics = chunk_rows(run.table.num_rows), CHUNK_TOPICS
     if both_cores:  # two chunks in flight, each smaller: the peak of one alone (measured)
@@ -383,7 +390,7 @@ def _made_in_order(makers: list, on_threads: bool) -> Iterator:
         for make in makers:
             yield make()
         return
-    from irscore.engine import threads
+    from irscore.engine.system import threads
 
     with threads.pool(2) as pool:
         pending = [pool.submit(make) for make in makers[:2]]
@@ -449,85 +456,19 @@ def _check_trec_eval_flags(args: argparse.Namespace) -> None:
         raise UsageError(f"-N takes the number of documents in the collection, got {args.N}")
 
 
-# trec_eval's -R: the judgments' format, and the kind of judgments its measures read
-JUDGMENT_KINDS = {
-    "qrels": "qrels",
-    "prefs": "prefs",
-    "qrels_prefs": "prefs",
-    "qrels_jg": "qrels_jg",
-}
-# the convention's decisions the preference measures do not read (their ranking is
-# form_prefs_counts.c's, their levels the judgments' own)
-PREFS_IGNORE = (
-    "tie_break",
-    "ties",
-    "unjudged",
-    "rel_level",
-    "grades",
-    "gain",
-    "interpolation",
-    "no_relevant_topics",
-    "duplicates",
-    "mistake",
-)
-
-
 def _other_judgments(args: argparse.Namespace, convention):
     """-R prefs, qrels_prefs or qrels_jg: those judgments; for prefs, a note naming the
     convention's decisions they do not read."""
-    if args.R == "qrels_jg":
-        from irscore.engine.judgment_groups import read_qrels_jg
+    from irscore.engine import judgments
 
-        judgments = read_qrels_jg(args.qrels)
-    else:
-        from irscore.engine.conventions import Convention
-        from irscore.engine.prefs import read_prefs
-
-        judgments = read_prefs(args.qrels, qrels=args.R == "qrels_prefs")
-        reference = Convention()
-        ignored = [f for f in PREFS_IGNORE if getattr(convention, f) != getattr(reference, f)]
-        if ignored:
-            print(
-                f"irscore: note: the preference measures do not read {', '.join(ignored)} "
-                "(their order is trec_eval's prefs order, their levels the judgments')",
-                file=sys.stderr,
-            )
-    return judgments
-
-
-def _scored(form: str, judgments, run, convention, spec, text: bool):
-    """(values, topics, `all` values, -c's topics without results, families not computed,
-    and for qrels the `Notes` on how run and qrels meet) of one run against the
-    judgments of -R `form`."""
-    if form == "qrels":
-        from irscore.engine.evaluate import evaluate_records
-
-        values, topics, means, notes = evaluate_records(judgments, run, convention, spec, text=text)
-        return values, topics, means, notes.qrels_topics_without_run, notes.not_computed, notes
-    if form == "qrels_jg":
-        from irscore.engine import judgment_groups
-
-        return *judgment_groups.evaluate(judgments, run, convention, spec), None
-    from irscore.engine import prefs
-
-    values, topics, means, without_run = prefs.evaluate(judgments, run, convention, spec)
-    return values, topics, means, without_run, [], None
-
-
-def _as_zscores(zscores, values, topics, means, without_run, convention):
-    """-Z: the per-topic values as z-scores and their `all` values (texts unchanged)."""
-    import numpy as np
-
-    from irscore.engine import zscores as z
-    from irscore.engine.measures.registry import TEXT_FAMILIES, family_of
-
-    text = frozenset(m for m in values if family_of(m).name in TEXT_FAMILIES)
-    values = z.convert(zscores, values, topics, text)
-    counted, missing = np.ones(len(topics), dtype=bool), 0
-    if convention.missing_topics == "mean_only":  # trec_eval 9: not in the sum
-        counted = ~np.isin(topics, list(without_run))
-        missing = int((~counted).sum())
-    return values, z.means(values, means, counted, missing, convention.complete)
+    read = judgments.read_other(args.R, args.qrels)
+    if args.R != "qrels_jg" and (ignored := judgments.prefs_ignored(convention)):
+        print(
+            f"irscore: note: the preference measures do not read {', '.join(ignored)} "
+            "(their order is trec_eval's prefs order, their levels the judgments')",
+            file=sys.stderr,
+        )
+    return read
 
 
 def _without_text(spec: MeasureSpec, requests: list[str]) -> MeasureSpec:
@@ -541,36 +482,3 @@ def _without_text(spec: MeasureSpec, requests: list[str]) -> MeasureSpec:
     for family in sorted(text & named):
         print(f"irscore: note: {family} is printed per topic only (-q)", file=sys.stderr)
     return spec.with_families(spec.families - text) if text else spec
-
-
-def _arrow_memory_back_to_the_system() -> None:
-    """Arrow's jemalloc pool, which returns freed pages at once (its decay is set to 0
-    where `irscore.cli` starts): one pass over big inputs keeps its peak resident
-    memory close to what is live (mimalloc, the default, keeps freed blocks); the
-    default stays where jemalloc is not built in."""
-    from contextlib import suppress
-
-    import pyarrow as pa
-
-    with suppress(NotImplementedError):
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
-
-
-def _table_text(results: list, convention, args: argparse.Namespace) -> str:
-    """The long table of every run as TSV or JSON (pandas is loaded only here)."""
-    import json
-
-    import pandas as pd
-
-    from irscore.engine import trec
-    from irscore.engine.long_table import long_table
-
-    tables = [long_table(name, convention, *result) for name, *result in results]
-    combined = pd.concat(tables, ignore_index=True)
-    if not args.q:
-        combined = combined[combined["topic"] == "all"]
-    if args.format == "tsv":
-        return combined.to_csv(
-            sep="\t", index=False, float_format=trec.float_text, lineterminator="\n"
-        )
-    return json.dumps(combined.to_dict(orient="records"), indent=1) + "\n"

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> str:
     """The explanation as Markdown, TSV or JSON; the figure to --plot."""
     import json
 
-    from irscore.engine.input_checks import read_checked
+    from irscore.engine.ranking.input_checks import read_checked
     from irscore.workbench import explain
 
     convention = convention_from_args(args)

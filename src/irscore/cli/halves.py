@@ -20,10 +20,10 @@ from typing import BinaryIO
 
 import numpy as np
 
-from irscore.engine import forked
 from irscore.engine.evaluate import TopicValues
 from irscore.engine.measures.registry import is_text
-from irscore.engine.rank import Notes
+from irscore.engine.ranking.rank import Notes
+from irscore.engine.system import forked
 
 Add = Callable[[dict[str, np.ndarray], np.ndarray, "float | None", Notes], None]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from irscore.cli.common import UsageError, check_alpha, matplotlib_config_dir
-from irscore.engine import extras
-from irscore.engine.naming import run_names
+from irscore.engine.output.naming import run_names
+from irscore.engine.system import extras
 
 # irscore.workbench.interleave's METHODS and CLICK_MODELS, spelled out so that the parser does
 # not load numpy and scipy (a test checks they agree).
@@ -47,8 +47,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> str:
     """The verdict; the log and the figure go to their files."""
     extras.require("stats", "irscore interleave")
-    from irscore.engine import trec
-    from irscore.engine.input_checks import read_checked
+    from irscore.engine.ranking.input_checks import read_checked
+    from irscore.engine.reading import trec
     from irscore.workbench import interleave
 
     check_alpha(args.alpha)

@@ -22,7 +22,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> str:
     """The table of names."""
-    from irscore.engine.measures import catalogue
+    from irscore.engine.output import catalogue
 
     if args.format == "text":
         return catalogue.text()

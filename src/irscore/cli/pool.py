@@ -38,8 +38,8 @@ def run(args: argparse.Namespace) -> str:
     """pool.md for a synthetic collection; a count line for a pool of runs."""
     from pathlib import Path
 
-    from irscore.engine import trec
-    from irscore.engine.input_checks import read_checked
+    from irscore.engine.ranking.input_checks import read_checked
+    from irscore.engine.reading import trec
     from irscore.workbench import pool
 
     if args.from_runs:

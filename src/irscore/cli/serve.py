@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> str:
         raise UsageError(f"--max-upload {args.max_upload:g}: give a positive number of MB")
     import socket
 
-    from irscore.engine.extras import require
+    from irscore.engine.system.extras import require
 
     require("web", "irscore serve")
     import uvicorn

@@ -23,7 +23,7 @@ from typing import Any
 
 from irscore.cli.common import UsageError, regular_file_size, user_errors
 from irscore.cli.endings import OUT_OF_MEMORY, default_termination
-from irscore.engine.forked import ENDING
+from irscore.engine.system.forked import ENDING
 
 WORKERS = 2
 LARGEST = 256 << 20  # bytes of one run file scored beside another (about 5M lines)
@@ -153,7 +153,7 @@ def _start_worker() -> None:
     1.29 s against 1.55 s, medians of 9 paired calls; peak 61 MiB a worker, 56 before)."""
     import pyarrow as pa
 
-    from irscore.engine.allocator import keep_freed_memory
+    from irscore.engine.system.allocator import keep_freed_memory
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     default_termination()  # the parent ends its workers with SIGTERM: no traceback

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from numbers import Integral, Real
 from typing import Any
 
-from irscore.engine.conventions import Convention
+from irscore.engine.ranking.conventions import Convention
 
 
 def _got(value: Any) -> str:

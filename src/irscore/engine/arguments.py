@@ -11,14 +11,14 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from irscore.engine.conventions import DEFAULT_GRID, Convention, ConventionError
+from irscore.engine.ranking.conventions import DEFAULT_GRID, Convention, ConventionError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from irscore.engine.inputs import QrelsInput, RunInput
     from irscore.engine.measures.groups import Group
-    from irscore.engine.trec import Records
+    from irscore.engine.reading.inputs import QrelsInput, RunInput
+    from irscore.engine.reading.trec import Records
 
     ConventionInput = str | Convention | Mapping[str, Any]
 
@@ -126,8 +126,8 @@ def narrow(table: pd.DataFrame, narrowed: Mapping[str, set[str]]) -> pd.DataFram
 def qrels_input(qrels: QrelsInput, records: bool = False) -> pd.DataFrame | Records:
     """The qrels as the readers give them; a file as `trec.Records` when `records` (the
     evaluation takes them as they are, without a pandas frame)."""
-    from irscore.engine import trec
-    from irscore.engine.inputs import IRDS_PREFIX, qrels_frame
+    from irscore.engine.reading import trec
+    from irscore.engine.reading.inputs import IRDS_PREFIX, qrels_frame
 
     if records and isinstance(qrels, str | os.PathLike) and not str(qrels).startswith(IRDS_PREFIX):
         return checked(trec.read_qrels_records(qrels), "qrels")
@@ -147,8 +147,8 @@ def runs_input(
 
 
 def run_input(run: RunInput, name: str, records: bool) -> pd.DataFrame | Records:
-    from irscore.engine import trec
-    from irscore.engine.inputs import run_frame
+    from irscore.engine.reading import trec
+    from irscore.engine.reading.inputs import run_frame
 
     if records and isinstance(run, str | os.PathLike):
         return checked(trec.read_run_records(run), "run")
@@ -158,8 +158,8 @@ def run_input(run: RunInput, name: str, records: bool) -> pd.DataFrame | Records
 def checked(table: pd.DataFrame | Records, role: str) -> pd.DataFrame | Records:
     """The input, refused when it holds no record (as the command line refuses it), with a
     warning when a file's byte order mark was skipped."""
-    from irscore.engine import trec
-    from irscore.engine.input_checks import bom_note, require_records
+    from irscore.engine.ranking.input_checks import bom_note, require_records
+    from irscore.engine.reading import trec
 
     if isinstance(table, trec.Records):
         rows, skipped, bom = table.table.num_rows, table.skipped, table.bom
@@ -173,7 +173,7 @@ def checked(table: pd.DataFrame | Records, role: str) -> pd.DataFrame | Records:
 
 def source_of(table: pd.DataFrame | Records, default: str = "run") -> str:
     """How messages name an input: a file's name, else what the frame was made from."""
-    from irscore.engine import trec
+    from irscore.engine.reading import trec
 
     if isinstance(table, trec.Records):
         return table.source

@@ -1,9 +1,9 @@
 """(qrels, run, conventions, measures) -> one long table of per-topic and mean values.
 
-The run and qrels are prepared once (`irscore.engine.prepare`); each convention
-then only re-sorts integer keys (`irscore.engine.rank`), cuts, filters and calls
+The run and qrels are prepared once (`irscore.engine.ranking.prepare`); each convention
+then only re-sorts integer keys (`irscore.engine.ranking.rank`), cuts, filters and calls
 the vectorised measures, so a grid of conventions shares the parsing and the
-joins. The table's layout and files are `irscore.engine.long_table`'s.
+joins. The table's layout and files are `irscore.engine.output.long_table`'s.
 """
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irscore.engine import arrays, measures, trec
-from irscore.engine.conventions import REFERENCE, Convention
-from irscore.engine.long_table import concat_long, long_table, run_tag
+from irscore.engine import measures
 from irscore.engine.measures import Context, MeasureSpec, Ranking
-from irscore.engine.prepare import Frame, Prepared, chunk_makers
-from irscore.engine.rank import Notes, grades_under, rank, ranking_key, without_results
+from irscore.engine.output.long_table import concat_long, long_table, run_tag
+from irscore.engine.ranking.conventions import REFERENCE, Convention
+from irscore.engine.ranking.prepare import Frame, Prepared, chunk_makers
+from irscore.engine.ranking.rank import Notes, grades_under, rank, ranking_key, without_results
+from irscore.engine.reading import trec
+from irscore.engine.system import arrays
 
 if TYPE_CHECKING:  # pandas loads where a DataFrame is made: `irscore evaluate` needs none
     import pandas as pd
@@ -254,7 +256,7 @@ class RunningMeans:
 
     def __init__(self, c: Convention):
         self.c = c
-        self.partial: dict[str, measures.registry.Partial] = {}
+        self.partial: dict[str, measures.aggregation.Partial] = {}
         self.missing = 0
         self.num_rel_all: float | None = None
 
@@ -272,12 +274,12 @@ class RunningMeans:
         for name, array in values.items():
             if not measures.registry.is_text(name):
                 before = self.partial.get(name)
-                self.partial[name] = measures.registry.added(name, before, array[keep])
+                self.partial[name] = measures.aggregation.added(name, before, array[keep])
 
     def result(self) -> dict[str, float]:
         """The `all` value of every measure added."""
         return {
-            name: measures.registry.finished(name, partial, self.missing, self.num_rel_all)
+            name: measures.aggregation.finished(name, partial, self.missing, self.num_rel_all)
             for name, partial in self.partial.items()
         }
 
@@ -317,7 +319,7 @@ def evaluate(
         makers = [lambda: prepared]
     else:
         makers = chunk_makers(qrels, run, -(-length // 2) if length >= THREADED_ROWS else None)
-    from irscore.engine import threads  # concurrent.futures: ~10 ms of start-up, when used
+    from irscore.engine.system import threads  # concurrent.futures: ~10 ms of start-up, when used
 
     with threads.pool(len(makers)) as pool:
         chunks = list(pool.map(scored, makers))

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irscore.engine import trec
-from irscore.engine.trec import TrecFormatError
+from irscore.engine.reading import trec
+from irscore.engine.reading.trec import TrecFormatError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from irscore.engine.conventions import Convention
     from irscore.engine.measures import MeasureSpec
+    from irscore.engine.ranking.conventions import Convention
 
 SEPARATOR = "\x01"  # below every character of a topic id: a topic's groups sort together
 _GRADE = re.compile(r"[+-]?[0-9]{1,15}")
@@ -126,13 +126,14 @@ def means_over_topics(
     """trec_eval's `all` values of per-topic values: -c's topics without results are left
     out of the sums and counted in the divisor under trec_eval 9, added under 10."""
     from irscore.engine.measures import registry
+    from irscore.engine.measures.aggregation import aggregate
 
     counted, missing = np.ones(len(topics), dtype=bool), 0
     if convention.missing_topics == "mean_only":
         counted = ~np.isin(topics, without_run)
         missing = int((~counted).sum())
     return {
-        name: registry.aggregate(name, np.asarray(array)[counted], missing)
+        name: aggregate(name, np.asarray(array)[counted], missing)
         for name, array in values.items()
         if not registry.is_text(name)
     }

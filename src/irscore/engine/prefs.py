@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from itertools import groupby
 
 import numpy as np
 
-from irscore.engine import arrays, trec
-from irscore.engine.trec import TrecFormatError
+from irscore.engine.measures.prefs import Group, TopicPrefs
+from irscore.engine.reading import trec
+from irscore.engine.reading.trec import TrecFormatError
+from irscore.engine.system import arrays
 
 _LEVEL = re.compile(r"[+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _GRADE = re.compile(r"[+]?[0-9]{1,15}")
@@ -35,37 +36,6 @@ _GRADE = re.compile(r"[+]?[0-9]{1,15}")
 
 class PrefsError(ValueError):
     """Preferences trec_eval refuses (or would misread): named with their topic."""
-
-
-@dataclass
-class Group:
-    """One judgment group's counts (trec_eval's JG) and how its preferences are held:
-    equivalence classes `ecs` [(level, docid ranks ascending)] when it has one subgroup,
-    else the preference matrix `pa` (closed transitively) and each docid's level."""
-
-    ful_ret: int = 0
-    poss_ret: int = 0
-    ful_imp: int = 0
-    poss_imp: int = 0
-    poss_notoccur: int = 0
-    num_rel: int = 0
-    num_rel_ret: int = 0
-    num_nonrel: int = 0
-    num_nonrel_ret: int = 0
-    ecs: list[tuple[float, np.ndarray]] | None = None
-    pa: np.ndarray | None = None
-    rel_array: np.ndarray | None = None
-
-
-@dataclass
-class TopicPrefs:
-    """A topic's groups, its judged documents (retrieved first), and `counts[i, j]`: in
-    how many groups docid i is preferred to docid j."""
-
-    groups: list[Group]
-    num_judged: int
-    num_judged_ret: int
-    counts: np.ndarray = field(repr=False)
 
 
 def read_prefs(

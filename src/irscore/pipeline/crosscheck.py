@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import pytrec_eval
 
-from irscore.engine import trec
-from irscore.engine.conventions import Convention, conventions_from_config
 from irscore.engine.evaluate import evaluate
-from irscore.engine.long_table import concat_long, write_long_table
 from irscore.engine.measures import MIN_GEO_MEAN, MeasureSpec, spec_from_config
 from irscore.engine.measures.groups import changed, config_groups, narrowed, rename_table
 from irscore.engine.measures.registry import FAMILIES, PARAMETRISED, PYTREC_EVAL_FAMILIES, family_of
+from irscore.engine.output.long_table import concat_long, write_long_table
+from irscore.engine.ranking.conventions import Convention, conventions_from_config
+from irscore.engine.reading import trec
 
 TOLERANCE = 1e-9
 COLUMNS = ["topic", "measure", "irscore", "pytrec_eval", "difference", "agrees"]

@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from irscore.engine.trec import QRELS_COLUMNS, read_qrels
+from irscore.engine.reading.trec import QRELS_COLUMNS, read_qrels
 from irscore.pipeline.exports import (
     DOC_FIELDS,
     QUERY_FIELDS,

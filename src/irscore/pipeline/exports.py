@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from irscore.engine.trec import write_json_atomically, write_lines_atomically, write_qrels
+from irscore.engine.reading.trec import write_json_atomically, write_lines_atomically, write_qrels
 
 DOC_FIELDS = ["docno", "title", "text", "author", "bib"]
 QUERY_FIELDS = ["topic", "text"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from irscore.engine import trec
+from irscore.engine.reading import trec
 
 TAG = "ideal"
 

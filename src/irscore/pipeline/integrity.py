@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from irscore.engine.naming import few, topic_order
-from irscore.engine.trec import atomic_output, write_json_atomically
+from irscore.engine.output.naming import few, topic_order
+from irscore.engine.reading.trec import atomic_output, write_json_atomically
 
 # The data step's manifest: it pins each export's sha256 by file name (exports_sha256).
 DATA_MANIFEST = "manifest.json"

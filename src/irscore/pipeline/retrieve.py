@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irscore.engine.trec import RUN_COLUMNS, write_json_atomically, write_lines_atomically
+from irscore.engine.reading.trec import RUN_COLUMNS, write_json_atomically, write_lines_atomically
 from irscore.pipeline.analyzers import Analyzer
 from irscore.pipeline.exports import read_docs, read_queries, sha256_file
 from irscore.pipeline.retrievers import REGISTRY, TermIndex, make_retriever

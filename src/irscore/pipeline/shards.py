@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from irscore.engine.trec import atomic_output, write_json_atomically, write_lines_atomically
+from irscore.engine.reading.trec import atomic_output, write_json_atomically, write_lines_atomically
 from irscore.pipeline.analyzers import Analyzer
 from irscore.pipeline.exports import read_docs, read_queries, sha256_file
 from irscore.pipeline.retrieve import (

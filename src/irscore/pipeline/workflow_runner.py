@@ -44,7 +44,7 @@ DATA = Path("results") / "data"
 RUNS = Path("results") / "runs"
 CONFIG = "config.yaml"
 IDEAL = "ideal"  # irscore.pipeline.ideal.TAG: the workflow's own run, never in the config
-# atomic_output's temporary names (irscore.engine.trec): .NAME.RANDOM.tmp beside the target.
+# atomic_output's temporary names (irscore.engine.reading.trec): .NAME.RANDOM.tmp beside the target.
 TEMPORARY = ".*.tmp"
 AGAIN = "run `make results` again"
 

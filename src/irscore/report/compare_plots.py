@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from irscore.analysis import stats
-from irscore.engine import trec
+from irscore.engine.reading import trec
 from irscore.report import plots
 
 

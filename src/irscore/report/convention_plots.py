@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from irscore.analysis.results import Results
-from irscore.engine.conventions import name_under
+from irscore.engine.ranking.conventions import name_under
 from irscore.report.plots import save, style
 
 SHIFTS = "RdBu"  # diverging: red = the convention lowers the mean, blue = raises it

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from irscore.engine.conventions import CHOICES, single_change_conventions
+from irscore.engine.ranking.conventions import CHOICES, single_change_conventions
 
 TABLE_FORMATS = ("md", "csv", "tex", "html")
 FIGURE_FORMATS = ("png", "svg")

@@ -21,16 +21,16 @@ import pandas as pd
 from irscore.analysis import ties
 from irscore.analysis.audit import conclusion_flips
 from irscore.analysis.results import Results
-from irscore.engine.conventions import DEFAULT_GRID, Convention, conventions_from_config
 from irscore.engine.evaluate import evaluate
-from irscore.engine.input_checks import read_checked
-from irscore.engine.long_table import concat_long, write_long_table
 from irscore.engine.measures import spec_from_config
 from irscore.engine.measures.groups import changed, narrowed, plan, rename_table
 from irscore.engine.measures.peer_names import parse_peer_name
-from irscore.engine.naming import few
-from irscore.engine.prepare import Prepared, prepare
-from irscore.engine.rank import rank
+from irscore.engine.output.long_table import concat_long, write_long_table
+from irscore.engine.output.naming import few
+from irscore.engine.ranking.conventions import DEFAULT_GRID, Convention, conventions_from_config
+from irscore.engine.ranking.input_checks import read_checked
+from irscore.engine.ranking.prepare import Prepared, prepare
+from irscore.engine.ranking.rank import rank
 from irscore.report import layout
 from irscore.report.pipeline import write_run_figures, write_run_tables
 from irscore.report.settings import DPI, HEADLINE, MEASURES

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from irscore.engine import trec
+from irscore.engine.reading import trec
 
 MIME = {
     ".md": "text/markdown",

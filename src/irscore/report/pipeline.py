@@ -21,8 +21,8 @@ from irscore.analysis import curves, ties
 from irscore.analysis.audit import COMPARISON_COLUMNS, write_comparisons
 from irscore.analysis.audit import write as write_audit
 from irscore.analysis.results import Results
-from irscore.engine import trec
-from irscore.engine.prepare import Prepared, prepare
+from irscore.engine.ranking.prepare import Prepared, prepare
+from irscore.engine.reading import trec
 from irscore.report import pages, published, summary, tables
 from irscore.report.layout import paths_under
 from irscore.report.styles import Style, run_styles

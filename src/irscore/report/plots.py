@@ -29,8 +29,8 @@ from matplotlib.transforms import Bbox
 
 from irscore.analysis import curves
 from irscore.analysis.results import Results
-from irscore.engine.conventions import REFERENCE
 from irscore.engine.measures import RECALL_LEVELS
+from irscore.engine.ranking.conventions import REFERENCE
 from irscore.report.styles import Style
 
 STYLE = {

@@ -19,7 +19,7 @@ from irscore.analysis.published import (
     ir_measures_check,
     load_published,
 )
-from irscore.engine import trec
+from irscore.engine.reading import trec
 from irscore.pipeline.crosscheck import TOLERANCE
 from irscore.report import tables
 

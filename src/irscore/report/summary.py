@@ -9,7 +9,7 @@ import pandas as pd
 
 from irscore.analysis import ties
 from irscore.analysis.results import Results
-from irscore.engine import trec
+from irscore.engine.reading import trec
 from irscore.pipeline.ideal import TAG as IDEAL
 from irscore.report import tables
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from irscore.analysis.results import Results
-from irscore.engine import trec
+from irscore.engine.reading import trec
 from irscore.report import pages
 
 DECIMALS = 4

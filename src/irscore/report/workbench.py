@@ -19,9 +19,9 @@ import pandas as pd
 from irscore.analysis import systems_table
 from irscore.analysis.audit import paired_comparisons
 from irscore.analysis.results import Results
-from irscore.engine import trec
-from irscore.engine.conventions import REFERENCE
-from irscore.engine.long_table import concat_long
+from irscore.engine.output.long_table import concat_long
+from irscore.engine.ranking.conventions import REFERENCE
+from irscore.engine.reading import trec
 from irscore.report import pages
 from irscore.workbench import interleave
 

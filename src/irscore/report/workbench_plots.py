@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 from matplotlib.figure import Figure
 
-from irscore.engine import trec
+from irscore.engine.reading import trec
 from irscore.report import plots
 from irscore.report.plots import COLOURS, GREY, MARKERS
 from irscore.workbench.explain import ExplainError, Explanation

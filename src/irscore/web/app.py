@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from irscore import __version__
-from irscore.engine.conventions import CHOICES, COMPAT, Convention
+from irscore.engine.ranking.conventions import CHOICES, COMPAT, Convention
 from irscore.web import security, settings, worker
 from irscore.web.jobs import RETRY_AFTER, Busy, Jobs
 from irscore.web.presets import PRESETS
@@ -186,7 +186,7 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 def read_start_files(paths: list[str]) -> dict[str, str]:
     """The files named on the command line (qrels, run A, run B), read now, once: the
     page gets their texts; no request can name a file of its own."""
-    from irscore.engine.errors import InputError, display_name
+    from irscore.engine.reading.errors import InputError, display_name
 
     start: dict[str, str] = {}
     for key, path in zip(TEXT_FIELDS, paths, strict=False):

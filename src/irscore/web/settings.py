@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from irscore.engine.conventions import CHOICES, COMPAT, Convention
+from irscore.engine.ranking.conventions import CHOICES, COMPAT, Convention
 
 MAX_CUTOFFS = 6
 # The convention decisions the page offers, with their command-line flags.

@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 
 from irscore.engine import measures
-from irscore.engine.conventions import Convention, name_under
 from irscore.engine.evaluate import evaluate_one
 from irscore.engine.measures.registry import EXPECTED_FAMILIES
-from irscore.engine.prepare import prepare
-from irscore.engine.rank import as_float32, rank
-from irscore.engine.trec import float_text
+from irscore.engine.ranking.conventions import Convention, name_under
+from irscore.engine.ranking.prepare import prepare
+from irscore.engine.ranking.rank import as_float32, rank
+from irscore.engine.reading.trec import float_text
 
 UNJUDGED = "?"
 # Families whose running value is shown at every rank (cut-off i = the rank).

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from irscore.engine.rank import NOT_JUDGED, map_grades
+from irscore.engine.ranking.rank import NOT_JUDGED, map_grades
 
 METHODS = ("team_draft", "balanced")
 # P(click | grade 0, 1, 2+) and P(stop after a click | grade 0, 1, 2+): Hofmann,

@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from irscore.engine import trec
-from irscore.engine.conventions import REFERENCE, Convention
 from irscore.engine.evaluate import evaluate
 from irscore.engine.measures import parse_requests
+from irscore.engine.ranking.conventions import REFERENCE, Convention
+from irscore.engine.reading import trec
 from irscore.workbench.interleave import rankings
 
 SYSTEMS = {"bm25": 1.0, "bm25+rerank": 0.6}  # name -> noise sd added to the true grade

@@ -7,8 +7,12 @@ forms), the parsing of measure requests (`requests`) and of ir_measures / ranx n
 
 The arithmetic follows trec_eval 9.0.x (m_*.c), including its order of
 operations, so that the reference convention agrees with it to the last bit.
+
+A room of the engine above system/ and reading/, which it may import (it needs
+neither: a measure reads the `Ranking` that ranking/, above it, makes).
 """
 
+from irscore.engine.measures.aggregation import aggregate
 from irscore.engine.measures.dcg import discounted_gain, gains_of, ideal_dcg, ideal_terms
 from irscore.engine.measures.interpolation import RECALL_LEVELS
 from irscore.engine.measures.ranking import Context, Ranking
@@ -17,7 +21,6 @@ from irscore.engine.measures.registry import (
     FAMILIES,
     MIN_GEO_MEAN,
     TREC_FAMILIES,
-    aggregate,
     compute,
     family_of,
 )

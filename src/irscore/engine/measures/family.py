@@ -51,7 +51,7 @@ class Family:
     `peer`: the peer's measure it reproduces (for `irscore measures`).
     `judgments`: what the measure is computed from: a qrels (`qrels`), trec_eval's
     preferences (`prefs`: -R prefs or -R qrels_prefs; `compute` then takes the
-    topics' `irscore.engine.prefs.TopicPrefs`) or judgment groups (`qrels_jg`: computed
+    topics' `irscore.engine.measures.prefs.TopicPrefs`) or judgment groups (`qrels_jg`: computed
     per group as a topic, `irscore.engine.judgment_groups` averages the groups) or judgments per
     subtopic (`subtopics`: the diversity measures; `compute` then takes the topics'
     `diversity.Coverage`, which `irscore.evaluate` builds from the qrels' subtopics; any

@@ -1,4 +1,5 @@
-"""The preference measures (m_prefs_*.c) from each topic's counts (`irscore.engine.prefs`):
+"""The preference measures (m_prefs_*.c) from each topic's counts (`TopicPrefs`, formed
+by `irscore.engine.prefs`):
 fulfilled over possible preferences, summed over the groups (simp), averaged over
 the groups (avgjg) or over document pairs (pair); `_ret` counts only preferences
 between two retrieved documents, `_imp` leaves out those between two documents
@@ -12,12 +13,41 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 import numpy as np
 
-if TYPE_CHECKING:  # irscore.engine.prefs reads files (Arrow): loaded only for -R prefs
-    from irscore.engine.prefs import Group, TopicPrefs
+
+@dataclass
+class Group:
+    """One judgment group's counts (trec_eval's JG) and how its preferences are held:
+    equivalence classes `ecs` [(level, docid ranks ascending)] when it has one subgroup,
+    else the preference matrix `pa` (closed transitively) and each docid's level."""
+
+    ful_ret: int = 0
+    poss_ret: int = 0
+    ful_imp: int = 0
+    poss_imp: int = 0
+    poss_notoccur: int = 0
+    num_rel: int = 0
+    num_rel_ret: int = 0
+    num_nonrel: int = 0
+    num_nonrel_ret: int = 0
+    ecs: list[tuple[float, np.ndarray]] | None = None
+    pa: np.ndarray | None = None
+    rel_array: np.ndarray | None = None
+
+
+@dataclass
+class TopicPrefs:
+    """A topic's groups, its judged documents (retrieved first), and `counts[i, j]`: in
+    how many groups docid i is preferred to docid j."""
+
+    groups: list[Group]
+    num_judged: int
+    num_judged_ret: int
+    counts: np.ndarray = field(repr=False)
+
 
 Kernel = Callable[[list, object, object], dict[str, np.ndarray]]  # (list of TopicPrefs, ...)
 

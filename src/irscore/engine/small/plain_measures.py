@@ -1,6 +1,6 @@
 """trec_eval 9's measures of `-m official` and `-m all_trec` for one topic, in plain
 Python, for inputs small enough that importing numpy would cost more than scoring
-them (`irscore.engine.plain_evaluate`).
+them (`irscore.engine.small.plain_evaluate`).
 
 Each value is computed as trec_eval's C computes it (m_*.c at v9.0.8): the same
 double operations in the same order, so the bits agree with trec_eval and with

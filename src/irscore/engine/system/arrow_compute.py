@@ -16,7 +16,7 @@ import pyarrow as pa
 def _kernels() -> ModuleType:
     """`pyarrow._compute`, imported at the first kernel call: its import registers every
     Arrow kernel (~11 MiB of resident memory, ~9 ms), which a small evaluation, its
-    labels handled by `irscore.engine.string_arrays`, does without."""
+    labels handled by `irscore.engine.system.string_arrays`, does without."""
     import pyarrow._compute as kernels
 
     return kernels

@@ -4,7 +4,7 @@
 
 The readers recognise them by content (Parquet's `PAR1` magic, JSON's leading `{`),
 read every byte once, and check every value as strictly as a TREC line (the Python
-API's checks, `irscore.engine.inputs`): an error names the file, the topic and docno (JSON)
+API's checks, `irscore.engine.reading.inputs`): an error names the file, the topic and docno (JSON)
 or the row (Parquet), and what is wrong. A document's rank is its position within its
 topic in the file's order; the tag is ranxhub's run name, a `tag` column, or the
 file's name.
@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import numpy as np
 import pyarrow as pa
 
-from irscore.engine.errors import InputError
-from irscore.engine.formats import Layout
-from irscore.engine.skipped_lines import SkippedLines
+from irscore.engine.reading.errors import InputError
+from irscore.engine.reading.formats import Layout
+from irscore.engine.reading.skipped_lines import SkippedLines
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from irscore.engine.trec import Records
+    from irscore.engine.reading.trec import Records
 
 PARQUET_MAGIC = b"PAR1"
 JSON_RUN = Layout("json", ("topic", "docno", "score"))
@@ -59,7 +59,7 @@ def read(stream: BinaryIO, name: str, compression: str | None, fmt: str = "auto"
 
 def _from_json(data: bytes, name: str) -> tuple[pd.DataFrame, Layout]:
     """A JSON run's rows, checked; ranxhub's wrapper names the run."""
-    from irscore.engine.inputs import run_frame
+    from irscore.engine.reading.inputs import run_frame
 
     try:
         content = json.loads(data.decode("utf-8-sig"))
@@ -108,7 +108,7 @@ def _from_parquet(data: bytes, name: str) -> tuple[pd.DataFrame, Layout]:
     """A Parquet run's rows, checked (ranx's column names, or the Python API's)."""
     import pyarrow.parquet as pq
 
-    from irscore.engine.inputs import run_frame
+    from irscore.engine.reading.inputs import run_frame
 
     try:
         table = pq.read_table(io.BytesIO(data))
@@ -130,14 +130,14 @@ def _kind(value: Any) -> str:
 
 def _tag(name: str) -> str:
     """A run's tag from its file name, as a TREC run without tags gets one."""
-    from irscore.engine.columns import _tag_of
+    from irscore.engine.reading.columns import _tag_of
 
     return _tag_of(name)
 
 
 def _records(frame: pd.DataFrame, name: str, layout: Layout, compression: str | None) -> Records:
     """The checked rows as the readers' Records (topic and tag dictionary-encoded)."""
-    from irscore.engine import trec
+    from irscore.engine.reading import trec
 
     table = pa.table(
         {
@@ -165,7 +165,7 @@ def write(path: str | os.PathLike, run: pd.DataFrame) -> None:
     file name says: `.json` as `{qid: {docno: score}}` (pytrec_eval's and ranx's), in
     rank order; `.parquet` with ranx's columns q_id, doc_id, score (and rank, tag);
     atomically (nothing half-written is left behind)."""
-    from irscore.engine.trec import atomic_output
+    from irscore.engine.reading.trec import atomic_output
 
     suffix = Path(path).suffix.lower()
     if suffix not in (".json", ".parquet", ".parq"):

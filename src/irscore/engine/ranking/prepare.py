@@ -3,7 +3,7 @@ convention a command scores them under.
 
 Topics are coded in byte order (as trec_eval's strcmp sorts them), each run
 row's docno by its rank among its topic's docnos, and each row's grade looked
-up by one join of (topic, docno) (`irscore.engine.joins`). Large runs are
+up by one join of (topic, docno) (`irscore.engine.system.joins`). Large runs are
 prepared in chunks of consecutive topics, so what is built per row lives for
 one chunk at a time.
 """
@@ -18,14 +18,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from irscore.engine import arrays, joins, string_arrays, trec
-from irscore.engine import arrow_compute as ac
-from irscore.engine.subtopics import Subtopics, collapsed, has_subtopics
+from irscore.engine.ranking.subtopics import Subtopics, collapsed, has_subtopics
+from irscore.engine.reading import trec
+from irscore.engine.system import arrays, joins, string_arrays
+from irscore.engine.system import arrow_compute as ac
 
 if TYPE_CHECKING:  # pandas loads where a DataFrame is read: `irscore evaluate` needs none
     import pandas as pd
 
-    from irscore.engine.skipped_lines import SkippedLines
+    from irscore.engine.reading.skipped_lines import SkippedLines
 
 
 _LOOKED_UP = 1 << 20  # rows recoded at a time (`_shared_codes`)
@@ -103,7 +104,7 @@ def prepare(qrels: Frame, run: Frame) -> Prepared:
 
     Takes DataFrames (as `trec.read_run` gives) or the readers' `trec.Records`.
     The grades are joined by one sort of (topic, docno), as trec_eval sorts
-    each topic's documents (`irscore.engine.joins`).
+    each topic's documents (`irscore.engine.system.joins`).
     """
     return chunk_makers(qrels, run, None)[0]()
 

@@ -12,10 +12,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from irscore.engine import arrow_compute as ac
-from irscore.engine import measures, trec
-from irscore.engine.conventions import Convention
-from irscore.engine.errors import InputError
+from irscore.engine import measures
+from irscore.engine.ranking.conventions import Convention
+from irscore.engine.reading import trec
+from irscore.engine.reading.errors import InputError
+from irscore.engine.system import arrow_compute as ac
 
 if TYPE_CHECKING:  # pandas loads where a table is made: `irscore evaluate` needs none
     import pandas as pd
@@ -124,3 +125,22 @@ def read_long_table(path: str, means_only: bool = False) -> pd.DataFrame:
     if means_only:
         table = table.filter(ac.equal(table["topic"], "all"))
     return table.to_pandas()
+
+
+def as_text(results: list, convention: Convention, per_topic: bool, form: str) -> str:
+    """The long tables of `results` ((run name, values, topics, means) each) as one TSV
+    (`form` "tsv") or JSON text, `irscore evaluate --format`'s; the `all` rows only
+    without `per_topic`."""
+    import json
+
+    import pandas as pd
+
+    tables = [long_table(name, convention, *result) for name, *result in results]
+    combined = pd.concat(tables, ignore_index=True)
+    if not per_topic:
+        combined = combined[combined["topic"] == "all"]
+    if form == "tsv":
+        return combined.to_csv(
+            sep="\t", index=False, float_format=trec.float_text, lineterminator="\n"
+        )
+    return json.dumps(combined.to_dict(orient="records"), indent=1) + "\n"

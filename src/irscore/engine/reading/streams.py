@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from irscore.engine import errors
+from irscore.engine.reading import errors
 
 BLOCK = 1 << 24  # 16 MiB of text per block: Arrow's threads get 1 MiB pieces; the peak stays low
 PIECE = 1 << 20  # what Arrow's parser hands each thread; a block's columns come in such chunks

@@ -1,36 +1,32 @@
 """The fields of a block of lines as Arrow columns, checked: Arrow's multi-threaded
-parser where a block is plain, the careful line-by-line reader where it is not (it is
-the authority on what is valid and raises the exact error), and the canonical columns
-of qrels and runs that `irscore.engine.trec` hands out.
+parser where a block is plain (the careful line-by-line reader, `careful_reader`, where
+it is not: it is the authority on what is valid and raises the exact error), the
+blocks' columns combined, judgments checked for repeats, and the canonical columns of
+qrels and runs that `irscore.engine.reading.trec` hands out.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from irscore.engine import arrow_compute as ac
-from irscore.engine import errors, formats, streams, string_arrays
-from irscore.engine.allocator import give_back_freed_memory
-from irscore.engine.arrays import as_arrow, numpy_view, numpy_view_offsets, one_array
-from irscore.engine.errors import TrecFormatError
-from irscore.engine.formats import Layout
-from irscore.engine.skipped_lines import SkippedLines, empty_lines
+from irscore.engine.reading import streams
+from irscore.engine.reading.careful_reader import GRADE
+from irscore.engine.reading.errors import TrecFormatError
+from irscore.engine.reading.formats import Layout, field_name
+from irscore.engine.reading.skipped_lines import SkippedLines, empty_lines
+from irscore.engine.system import arrow_compute as ac
+from irscore.engine.system import string_arrays
+from irscore.engine.system.allocator import give_back_freed_memory
+from irscore.engine.system.arrays import as_arrow, numpy_view, numpy_view_offsets, one_array
 
-_GRADE = re.compile(r"[+-]?[0-9]{1,15}")
-
-
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 LABEL = pa.dictionary(pa.int32(), pa.string())
 
 
 _COMPARED = 1 << 20  # docnos compared as words this many at a time (16 bytes a row)
-_CONTROL = re.compile(r"[\x00-\x1f]")  # no id holds one: trec_eval's C strings end at NUL
 
 
 def plain_docnos(table: pa.Table) -> pa.Table:
@@ -156,11 +152,6 @@ def _concat_strings(chunks: list[pa.Array]) -> pa.Array:
     return pa.Array.from_buffers(kind, rows, [None, pa.py_buffer(offsets), pa.py_buffer(text)])
 
 
-def field_name(layout: Layout, i: int) -> str:
-    """The Arrow column name of field i: its canonical name, or `_i` when it is ignored."""
-    return layout.columns[i] or f"_{i}"
-
-
 def fast_columns(data: bytes, layout: Layout) -> tuple[pa.Table, SkippedLines, int] | None:
     """Arrow's parser on a block of lines whose fields are split by single delimiters;
     comment lines cut out first. Returns the raw table, the 0-based indices of lines
@@ -261,7 +252,7 @@ def _plausible(table: pa.Table) -> bool:
                     return False
                 if name[0] != "_" and _has_control(labels):
                     return False
-                if name == "grade" and not all(_GRADE.fullmatch(g) for g in labels.to_pylist()):
+                if name == "grade" and not all(GRADE.fullmatch(g) for g in labels.to_pylist()):
                     return False
                 continue
             if chunk.null_count or not np.isfinite(values := numpy_view(chunk)).all():
@@ -281,110 +272,6 @@ def _has_control(strings: pa.Array) -> bool:
 def _whole(values: np.ndarray) -> bool:
     """True when every value is a whole number that int64 holds exactly."""
     return bool(((np.floor(values) == values) & (np.abs(values) < 2.0**53)).all())
-
-
-# a first line of a qrels's 4 columns with a run's 6, or the other way round
-SWAPPED = {
-    (4, 6): " (looks like a run; did you swap QRELS and RUN?)",
-    (6, 4): " (looks like a qrels; did you swap QRELS and RUN?)",
-}
-
-
-def slow_columns(
-    text: str, first_line: int, layout: Layout, name: str, unread_rank: list | None = None
-) -> tuple[pa.Table, SkippedLines]:
-    """Split and check every line; raise at the first bad one. A rank that is not a whole
-    number is read as 0 and its line kept in `unread_rank` (when given, and the lines
-    have scores): nothing else reads the rank but tie-break `rank`, which refuses it
-    (`Records.check_ranks`)."""
-    width = len(layout.columns)
-    columns: list[list] = [[] for _ in range(width)]
-    checks = [_CHECKS.get(c) for c in layout.columns]
-    if "score" not in layout.columns:  # the ranks are the order: each must be read
-        unread_rank = None
-    skipped = []
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    for index, raw in enumerate(lines):
-        line = raw.rstrip("\r")
-        fields = formats.split(line, layout.delimiter)
-        if not "".join(fields).strip(" \t\r\f\v") or fields[0].lstrip(" \t\f\v").startswith("#"):
-            skipped.append(first_line + index)
-            continue
-        if len(fields) > width and layout.extra_fields:
-            fields = fields[:width]
-        if len(fields) != width:
-            problem = f"expected {width} columns, found {len(fields)}"
-            if not columns[0]:  # the first record: perhaps the other file
-                problem += SWAPPED.get((width, len(fields)), "")
-            raise TrecFormatError(name, first_line + index, problem, line)
-        for i, (column, check, value) in enumerate(zip(columns, checks, fields, strict=True)):
-            problem = check(value) if check else (None if value else "a field is empty")
-            if problem and check is _check_rank and unread_rank is not None:
-                if not unread_rank:
-                    unread_rank.append((first_line + index, line))
-                value, problem = "0", None
-            if not problem and layout.columns[i] and (control := _CONTROL.search(value)):
-                problem = (
-                    f"{layout.columns[i]} {errors.shown(value)!r} holds the control character "
-                    f"U+{ord(control.group()):04X}"
-                )
-            if problem:
-                raise TrecFormatError(name, first_line + index, problem, line)
-            column.append(value)
-    table = pa.table(
-        {
-            field_name(layout, i): (
-                pa.array([float(v) for v in values], pa.float64())
-                if layout.columns[i] in ("rank", "score")
-                else ac.dictionary_encode(pa.array(values, pa.string()))
-            )
-            for i, values in enumerate(columns)
-        }
-    )
-    return table, SkippedLines.of_lines(skipped)
-
-
-def _check_grade(value: str) -> str | None:
-    if not _GRADE.fullmatch(value):
-        return f"grade {errors.shown(value)!r} is not an integer of at most 15 digits"
-    return None
-
-
-def _is_whole(value: float) -> bool:
-    return math.isfinite(value) and value.is_integer() and abs(value) < 2.0**53
-
-
-def _check_rank(value: str) -> str | None:
-    if not _DECIMAL.fullmatch(value) or not _is_whole(float(value)):
-        return f"rank {errors.shown(value)!r} is not a whole number"
-    return None
-
-
-def _check_score(value: str) -> str | None:
-    if not _DECIMAL.fullmatch(value):
-        return f"score {errors.shown(value)!r} is not a finite decimal number"
-    if not math.isfinite(float(value)):
-        return f"score {errors.shown(value)!r} is not a finite number"
-    return None
-
-
-_CHECKS = {"grade": _check_grade, "rank": _check_rank, "score": _check_score}
-
-
-def utf8_error(
-    name: str, line_no: int, raw: bytes, err: UnicodeDecodeError, offset: int
-) -> TrecFormatError:
-    """Bytes that are not UTF-8: the line, the bad byte and its offset in the file,
-    and the start of the line with the bad bytes escaped (never a dump)."""
-    bad = raw[err.start : err.start + 1].hex()
-    problem = (
-        f"not valid UTF-8: byte 0x{bad} at byte offset {offset + err.start} "
-        f"(column {err.start + 1})"
-    )
-    shown = raw[:80].decode("utf-8", "backslashreplace") + ("..." if len(raw) > 80 else "")
-    return TrecFormatError(name, line_no, problem, shown)
 
 
 def _labels(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
@@ -447,7 +334,7 @@ def _increasing_words(docno: pa.Array) -> np.ndarray | None:
     """`string_arrays.increasing` for many docnos of at most 16 bytes (TREC's, MS MARCO's),
     compared as two 64-bit words each (`joins.words`): no Arrow kernel, whose module a
     Robust04 evaluation would import for this alone (~9 ms). None for other docnos."""
-    from irscore.engine import joins
+    from irscore.engine.system import joins
 
     increasing = np.empty(max(len(docno) - 1, 0), dtype=bool)
     for start in range(0, len(docno) - 1, _COMPARED):  # a slice's words at a time
@@ -464,7 +351,7 @@ def _judgment_keys(raw: pa.Table, subtopic: pa.DictionaryArray | None) -> np.nda
     """One integer per judgment, equal for two rows exactly when they judge the same
     (topic, docno[, subtopic]): the topic code and the docno's bytes packed into 64
     bits where they fit (`joins.packed`), else codes from hashing the docnos."""
-    from irscore.engine import joins
+    from irscore.engine.system import joins
 
     topic = numpy_view(raw["topic"].chunk(0).indices)
     docno = one_array(raw["docno"])

@@ -3,7 +3,7 @@
 Importing numpy and pyarrow takes longer than trec_eval needs for a whole TREC DL
 run (~0.15 s against ~0.06 s on the 2-core machines we measure on), so
 below `SMALL_INPUTS` bytes the command line reads and scores the files here, in
-plain Python, with trec_eval's own loops (`irscore.engine.plain_measures`).
+plain Python, with trec_eval's own loops (`irscore.engine.small.plain_measures`).
 
 This path serves only what it can serve exactly: the reference convention
 (with -q, -c, -n, -l, -M, -N), `-m official` or `-m all_trec`, and files of
@@ -27,13 +27,13 @@ from itertools import groupby, repeat
 from operator import add, itemgetter, ne
 from types import SimpleNamespace
 
-from irscore.engine import forked
-from irscore.engine import plain_measures as pm
-from irscore.engine.conventions import FIELDS, Convention
-from irscore.engine.errors import InputError, display_name
-from irscore.engine.input_checks import overlap
-from irscore.engine.naming import run_heads
-from irscore.engine.streams import MAX_LINE
+from irscore.engine.output.naming import run_heads
+from irscore.engine.ranking.conventions import FIELDS, Convention
+from irscore.engine.ranking.input_checks import overlap
+from irscore.engine.reading.errors import InputError, display_name
+from irscore.engine.reading.streams import MAX_LINE
+from irscore.engine.small import plain_measures as pm
+from irscore.engine.system import forked
 
 SMALL_INPUTS = 4 << 20  # bytes of qrels and runs together served here, at most, unless
 PLAIN_BYTES = "IRSCORE_PLAIN_BYTES"  # says another number (0: the engine scores everything)
@@ -43,7 +43,7 @@ PLAIN_WORK = 250_000
 MAX_GRADE = 1000  # trec_eval counts judgments in an array of every grade up to the highest
 _TEXT = bytes(range(0x20, 0x7F)).replace(b"#", b"") + b"\t\n"  # printable ASCII, no comment
 _GRADE_BYTES = b"0123456789+-"
-_SCORE_BYTES = b"0123456789+-.eE"  # with float() accepting it: `columns._DECIMAL`
+_SCORE_BYTES = b"0123456789+-.eE"  # with float() accepting it: `careful_reader._DECIMAL`
 # Some of a run's topics scored (`_scored`): lines, each topic's summed values, counts,
 # and the run's topics
 Scored = tuple[list[str], list[tuple[float, ...]], tuple[int, int, int, int], list[bytes]]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from irscore.engine.arrays import numpy_view_offsets
+from irscore.engine.system.arrays import numpy_view_offsets
 
 MATRIX_BYTES = 1 << 24  # the largest matrix built here (16 MiB); beyond, Arrow's kernels
 # The most strings handled here: numpy sorts them for their distinct values and copies

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from irscore.engine import arrays, string_arrays
-from irscore.engine import arrow_compute as ac
+from irscore.engine.system import arrays, string_arrays
+from irscore.engine.system import arrow_compute as ac
 
 NOT_JUDGED = np.iinfo(np.int64).min
 _SLICE = 1 << 20  # sorted docnos compared this many at a time: they never exist whole
@@ -270,7 +270,7 @@ def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:
         order, topic_start, new = _sorted(topic[rows], taken(docno, rows))
         return rows[order], topic_start, new
 
-    from irscore.engine import threads
+    from irscore.engine.system import threads
 
     with threads.pool(2) as pool:
         parts = list(pool.map(half, halves))

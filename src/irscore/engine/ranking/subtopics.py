@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irscore.engine.errors import InputError
 from irscore.engine.measures.diversity import Coverage
+from irscore.engine.reading.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from irscore.engine.trec import Records
+    from irscore.engine.reading.trec import Records
 
 UNJUDGED = np.iinfo(np.int64).min  # a (document, subtopic) without a judgment
 
@@ -79,7 +79,7 @@ def _refuse_repeats(qrels) -> None:
         "nrbp, p_ia, strec)"
     )
     if hasattr(qrels, "table"):
-        from irscore.engine.trec import TrecFormatError
+        from irscore.engine.reading.trec import TrecFormatError
 
         raise TrecFormatError(qrels.source, qrels.line_of(row), problem)
     raise InputError(f"{_source(qrels)}: {problem}")

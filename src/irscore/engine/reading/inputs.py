@@ -1,6 +1,6 @@
 """Qrels and runs given in any form the Python API takes, as the frames the readers produce.
 
-A path goes through the file readers (`irscore.engine.trec`); a pandas DataFrame may
+A path goes through the file readers (`irscore.engine.reading.trec`); a pandas DataFrame may
 use ir_datasets / ir_measures column names (`query_id`, `doc_id`,
 `relevance`, `score`) or TREC names (`topic`, `docno`, `grade`, `rank`,
 `tag`); a pytrec_eval-style dict is `{qid: {docno: grade_or_score}}`; qrels
@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from irscore.engine import arrays, trec
-from irscore.engine import arrow_compute as ac
-from irscore.engine.errors import InputError, shown
+from irscore.engine.reading import trec
+from irscore.engine.reading.errors import InputError, shown
+from irscore.engine.system import arrays
+from irscore.engine.system import arrow_compute as ac
 
 if TYPE_CHECKING:
     QrelsInput = str | os.PathLike | pd.DataFrame | Mapping[str, Mapping[str, int]]
@@ -124,7 +125,7 @@ def run_frame(run: RunInput, what: str = "run") -> pd.DataFrame:
 
 def irds_qrels(dataset_id: str) -> pd.DataFrame:
     """The qrels of an ir_datasets dataset (it downloads them unless they are cached)."""
-    from irscore.engine.extras import require
+    from irscore.engine.system.extras import require
 
     require("workflow", f"irds:{dataset_id}", ["ir_datasets"])
     import ir_datasets
@@ -191,7 +192,7 @@ def _each_checked(checked: Callable[[str], Any], fields: list[str]) -> list[Any]
     this thread, the others on helper threads meanwhile, as Arrow encodes Arrow-backed
     columns without the GIL (a helper of a pool can take both jobs, one after the
     other). A bad column raises the first error in the fields' order."""
-    from irscore.engine import threads
+    from irscore.engine.system import threads
 
     here = "docno" if "docno" in fields else fields[0]
     with threads.pool(max(len(fields) - 1, 1)) as pool:

@@ -3,12 +3,12 @@
 A malformed line is never skipped: it raises `TrecFormatError` naming the
 file, the line number, the problem and the line itself. Blank lines and lines
 whose first non-blank character is `#` are comments. Topic ids and docnos stay
-strings. Each input is read once, block by block (`irscore.engine.streams`: files,
+strings. Each input is read once, block by block (`irscore.engine.reading.streams`: files,
 `-`, pipes, gzip/bzip2/xz by content); a block goes through Arrow's
 multi-threaded CSV parser, comment lines cut out first, and only a block that
 Arrow refuses (or whose values fail a check) goes to the line-by-line reader,
 which is the authority on what is valid and produces the exact error (both in
-`irscore.engine.columns`; this module reads and writes whole files).
+`irscore.engine.reading.columns`; this module reads and writes whole files).
 """
 
 from __future__ import annotations
@@ -26,24 +26,22 @@ from typing import TYPE_CHECKING, BinaryIO
 import numpy as np
 import pyarrow as pa
 
-from irscore.engine import arrow_compute as ac
-from irscore.engine import errors, formats, streams
-from irscore.engine.arrays import as_arrow
-from irscore.engine.columns import (
+from irscore.engine.reading import errors, formats, streams
+from irscore.engine.reading.careful_reader import slow_columns, utf8_error
+from irscore.engine.reading.columns import (
     LABEL,
     canonical,
     check_unique_judgments,
     combine,
     fast_columns,
-    field_name,
     narrowed,
     plain_docnos,
-    slow_columns,
-    utf8_error,
 )
-from irscore.engine.errors import InputError, TrecFormatError
-from irscore.engine.formats import Layout
-from irscore.engine.skipped_lines import SkippedLines, blank_prefix, blank_suffix
+from irscore.engine.reading.errors import InputError, TrecFormatError
+from irscore.engine.reading.formats import Layout, field_name
+from irscore.engine.reading.skipped_lines import SkippedLines, blank_prefix, blank_suffix
+from irscore.engine.system import arrow_compute as ac
+from irscore.engine.system.arrays import as_arrow
 
 if TYPE_CHECKING:  # pandas loads in `Records.frame`: `irscore evaluate` needs no DataFrame
     import pandas as pd
@@ -227,7 +225,7 @@ def _read(path: str | os.PathLike, role: str, fmt: str) -> Records:
     parser = _Parser(streams.display_name(path), role, fmt)
     with _blocks(path, lambda: parser.lines) as (blocks, compression, stream):
         if role == "run" and fmt in ("auto", "json", "parquet"):
-            from irscore.engine import run_files
+            from irscore.engine.reading import run_files
 
             structured = run_files.read(stream, parser.name, compression, fmt)
             if structured is not None:

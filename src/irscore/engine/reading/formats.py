@@ -159,3 +159,8 @@ def _header_columns(names: list, fields: list[str], role: str) -> tuple[str, ...
         )
         raise FormatError(f"the header ({', '.join(fields)}) {problem}")
     return tuple(names)
+
+
+def field_name(layout: Layout, i: int) -> str:
+    """The Arrow column name of field i: its canonical name, or `_i` when it is ignored."""
+    return layout.columns[i] or f"_{i}"

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from irscore.engine import trec
-from irscore.engine.trec import TrecFormatError
+from irscore.engine.reading import trec
+from irscore.engine.reading.trec import TrecFormatError
 
 MISSING = -1000000.0
 
@@ -91,6 +91,7 @@ def means(
     geometric mean is exp of the mean z-score (of the logs), a missing topic adding
     log(0.00001) (meas_avg.c)."""
     from irscore.engine.measures import registry
+    from irscore.engine.measures.aggregation import aggregate
 
     out = {}
     for name, value in before.items():
@@ -105,5 +106,5 @@ def means(
             )
             out[name] = math.exp(total / n) if n else 0.0
         else:
-            out[name] = registry.aggregate(name, np.asarray(values[name])[counted], missing)
+            out[name] = aggregate(name, np.asarray(values[name])[counted], missing)
     return out

@@ -14,12 +14,12 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from irscore.engine.errors import InputError, shown
+from irscore.engine.reading.errors import InputError, shown
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from irscore.engine.rank import Notes
+    from irscore.engine.ranking.rank import Notes
 
 WHAT = {"qrels": "judgments", "run": "results"}
 FEW_TOPICS = 10  # from this many shared topics, "almost none" is a share of them
@@ -43,7 +43,7 @@ def read_checked(path: str | os.PathLike, role: str) -> pd.DataFrame:
     """A qrels or run file as the frame readers give it, refused as `irscore evaluate`
     refuses it when it holds no record (`require_records`): the workbench commands and
     `irscore audit` read their inputs here."""
-    from irscore.engine import trec
+    from irscore.engine.reading import trec
 
     read = trec.read_qrels_records if role == "qrels" else trec.read_run_records
     records = read(path)

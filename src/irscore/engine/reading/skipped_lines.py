@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from irscore.engine import streams
+from irscore.engine.reading import streams
 
 # Bytes that make a line blank when it holds nothing else (the careful reader's split).
 _SPACE = b" \t\r\n\f\v"

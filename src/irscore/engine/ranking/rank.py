@@ -16,13 +16,13 @@ from decimal import Decimal
 
 import numpy as np
 
-from irscore.engine import arrays, joins
-from irscore.engine import arrow_compute as ac
-from irscore.engine.conventions import REFERENCE, Convention
-from irscore.engine.errors import InputError
 from irscore.engine.measures import Ranking
-from irscore.engine.prepare import Prepared
-from irscore.engine.skipped_lines import SkippedLines
+from irscore.engine.ranking.conventions import REFERENCE, Convention
+from irscore.engine.ranking.prepare import Prepared
+from irscore.engine.reading.errors import InputError
+from irscore.engine.reading.skipped_lines import SkippedLines
+from irscore.engine.system import arrays, joins
+from irscore.engine.system import arrow_compute as ac
 
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 NOT_JUDGED = joins.NOT_JUDGED

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from irscore.engine.conventions import describe
 from irscore.engine.measures.peer_names import NAME_FAMILIES
 from irscore.engine.measures.registry import FAMILIES, Family
+from irscore.engine.ranking.conventions import describe
 
 COLUMNS = ("name", "measure", "parameters", "provenance", "convention")
 _PARAMETERS = {
