@@ -267,7 +267,7 @@ def test_the_definitions_name_the_right_denominators(wb):
 
 def test_the_limits_are_the_tools(wb):
     """The limits the Definitions tab states are the server's and the conventions' own."""
-    from irscore.engine.conventions import CHOICES
+    from irscore.engine.ranking.conventions import CHOICES
     from irscore.web.app import Config
 
     load(wb, "", "learn")
