@@ -118,3 +118,8 @@ def test_numbers_as_ids_score_as_their_text(tmp_path):
 def test_bad_dict_values_name_their_topic_and_docno(run, message):
     with pytest.raises(irscore.InputError, match=message.replace("(", r"\(")):
         irscore.evaluate({"t1": {"d1": 1}}, run, measures=["map"])
+
+
+def test_a_grade_that_is_not_whole_names_its_topic_and_docno():
+    with pytest.raises(irscore.InputError, match=r"topic 't1', docno 'd2': 1.5 is not a whole"):
+        irscore.evaluate({"t1": {"d1": 1, "d2": 1.5}}, {"t1": {"d1": 1.0}}, measures=["map"])

@@ -256,7 +256,7 @@ def _from_dict(nested: Mapping[str, Mapping[str, Any]], value: str, what: str) -
 
 
 def _flat_columns(nested: Mapping[str, Mapping[str, Any]], value: str) -> dict[str, Any] | None:
-    """The usual dict (str topics and docnos, int or float values, none missing) taken
+    """The usual dict (str topics and docnos, int grades or numeric scores, none missing) taken
     apart in bulk: the docnos and values chained into one list each and handed to Arrow
     whole, the topics a categorical of the dict's keys (no row hashed); the docnos stay
     plain Arrow strings, which the evaluation sorts without hashing a million of them.
@@ -268,13 +268,16 @@ def _flat_columns(nested: Mapping[str, Mapping[str, Any]], value: str) -> dict[s
     if not topics or not all(isinstance(topic, str) for topic in topics):
         return None
     sizes = np.fromiter((len(nested[topic]) for topic in topics), np.int64, len(topics))
+    # scores straight to float64; grades by Arrow's own reading (to int64 it would cut
+    # 1.5 to 1 without a word), whole floats among them checked by `_integers`
+    kind = pa.float64() if value == "score" else None
     try:
         docnos = pa.array(list(chain.from_iterable(nested[t].keys() for t in topics)), pa.string())
-        values = pa.array(list(chain.from_iterable(nested[t].values() for t in topics)))
+        values = pa.array(list(chain.from_iterable(nested[t].values() for t in topics)), kind)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None
-    kind = values.type
-    if values.null_count or not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+    numbers = pa.types.is_integer(values.type) or pa.types.is_floating(values.type)
+    if values.null_count or not numbers:
         return None
     codes = np.repeat(np.arange(len(topics), dtype=np.int32), sizes)
     return {
