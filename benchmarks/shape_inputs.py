@@ -139,9 +139,19 @@ def filler_ids(rng: np.random.Generator, rows: int, width: int, collection: int)
     return scattered(10 * (ids // 9) + ids % 9 + 1, collection)
 
 
-def marco(folder: Path, queries: int, seed: int = 11) -> tuple[Inputs, Inputs]:
+def v2_docnos(ids: np.ndarray) -> np.ndarray:
+    """MS MARCO v2's passage docnos for numeric ids, one for one: `msmarco_passage_` then
+    one of 70 files and a byte offset into it of 1 to 10 digits (`msmarco_passage_03_1009`)."""
+    add = np.strings.add
+    where = np.strings.zfill((ids % 70).astype(str), 2)
+    return add(add("msmarco_passage_", where), add("_", (ids // 70 * 1009).astype(str)))
+
+
+def marco(folder: Path, queries: int, seed: int = 11, v2: bool = False) -> tuple[Inputs, Inputs]:
     """MS MARCO passage dev: numeric qids and docnos, ~1.06 relevant (grade 1) per
-    query, 86% of them retrieved; the top-1,000 run and its first 100 ranks."""
+    query, 86% of them retrieved; the top-1,000 run and its first 100 ranks. `v2`:
+    the same judgments and runs with v2's long docnos (`v2_docnos`)."""
+    name, docnos = ("marco_v2", v2_docnos) if v2 else ("marco", lambda ids: ids)
     rng = np.random.default_rng(seed)
     qids = rng.choice(np.arange(2, 1_102_400), queries, replace=False)
     depth = 1000
@@ -154,20 +164,21 @@ def marco(folder: Path, queries: int, seed: int = 11) -> tuple[Inputs, Inputs]:
     use = np.arange(2) < counts[:, None]
     topic = np.broadcast_to(qids[:, None], (queries, 2))[use]
     order = np.argsort(topic, kind="stable")  # the qrels file sorted by qid
-    qrels = folder / "marco.qrels"
-    write(qrels, iter([qrels_batch(topic[order], relevant[use][order], np.ones(len(topic), int))]))
+    qrels = folder / f"{name}.qrels"
+    judged = docnos(relevant[use][order])
+    write(qrels, iter([qrels_batch(topic[order], judged, np.ones(len(topic), int))]))
     scores = descending_scores(rng, queries, depth, 4)
     out = []
     for top in (100, 1000):
-        path = folder / f"marco.top{top}.run"
-        lines = write(path, run_batches(qids, run[:, :top], scores[:, :top], "bm25"))
+        path = folder / f"{name}.top{top}.run"
+        lines = write(path, run_batches(qids, docnos(run[:, :top]), scores[:, :top], "bm25"))
         out.append(Inputs(qrels, [path], lines))
     return out[0], out[1]
 
 
-def trec_dl(folder: Path, runs: int, topics: int = 43, seed: int = 19) -> Inputs:
-    """TREC DL 2019 passage: 43 queries x 1,000, ~215 judgments each graded 0-3
-    (56/17/20/7%), about half of them retrieved; `runs` runs over the same qrels."""
+def trec_dl(folder: Path, runs: int, topics: int = 43, seed: int = 19, depth: int = 1000) -> Inputs:
+    """TREC DL 2019 passage: 43 queries x `depth` (1,000), ~215 judgments each graded
+    0-3 (56/17/20/7%), about half of them retrieved; `runs` runs over the same qrels."""
     rng = np.random.default_rng(seed)
     qids = rng.choice(np.arange(1, 1_200_000), topics, replace=False)
     counts = rng.integers(150, 281, topics)
@@ -175,15 +186,15 @@ def trec_dl(folder: Path, runs: int, topics: int = 43, seed: int = 19) -> Inputs
     judged = judged_ids(rng, topics, width, MARCO_PASSAGES)
     grades = rng.choice(4, (topics, width), p=[0.557, 0.173, 0.195, 0.075])
     use = np.arange(width) < counts[:, None]
-    qrels = folder / "dl.qrels"
+    qrels = folder / ("dl.qrels" if depth == 1000 else f"dl{depth}.qrels")
     topic = np.broadcast_to(qids[:, None], (topics, width))[use]
     write(qrels, iter([qrels_batch(topic, judged[use], grades[use])]))
     paths, lines = [], 0
     for r in range(runs):
-        filler = filler_ids(rng, topics, 1000, MARCO_PASSAGES)
+        filler = filler_ids(rng, topics, depth, MARCO_PASSAGES)
         ranking = pooled(rng, judged, counts, filler, retrieved=rng.uniform(0.35, 0.65))
-        path = folder / f"dl.run{r + 1:03d}"
-        scores = descending_scores(rng, topics, 1000, 4)
+        path = folder / (f"dl.run{r + 1:03d}" if depth == 1000 else f"dl{depth}.run{r + 1:04d}")
+        scores = descending_scores(rng, topics, depth, 4)
         lines += write(path, run_batches(qids, ranking, scores, f"run{r + 1:03d}"))
         paths.append(path)
     return Inputs(qrels, paths, lines)

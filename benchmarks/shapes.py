@@ -94,13 +94,15 @@ def _synthetic(topics: int) -> Callable[[Path, bool], Inputs]:
     return build
 
 
-def _marco(top: int) -> Callable[[Path, bool], Inputs]:
-    """MS MARCO passage dev, its top-100 or top-1,000 run (both written at once)."""
+def _marco(top: int, v2: bool = False) -> Callable[[Path, bool], Inputs]:
+    """MS MARCO passage dev, its top-100 or top-1,000 run (both written at once); `v2`:
+    the same with MS MARCO v2's long docnos."""
+    name = "marco_v2" if v2 else "marco"
 
     def build(folder: Path, quick: bool) -> Inputs:
-        if not (folder / f"marco.top{top}.run").exists():
-            _generators().marco(folder, 70 if quick else 6980)
-        qrels, run = folder / "marco.qrels", folder / f"marco.top{top}.run"
+        if not (folder / f"{name}.top{top}.run").exists():
+            _generators().marco(folder, 70 if quick else 6980, v2=v2)
+        qrels, run = folder / f"{name}.qrels", folder / f"{name}.top{top}.run"
         return _generators().Inputs(qrels, [run], (70 if quick else 6980) * top)
 
     return build
@@ -112,6 +114,14 @@ SHAPES = [
     # the 100 runs are read one at a time, each of 43k lines.
     Shape("marco100", "MS MARCO passage dev, top 100", _marco(100), 0.9, PLUS_100),
     Shape("marco1000", "MS MARCO passage dev, top 1,000", _marco(1000), 0.4, TIMES_06),
+    # issue 48 item 5: at most 1.15x marco1000's irscore time (`v2_ratio`)
+    Shape(
+        "marco1000v2",
+        "MS MARCO passage dev, top 1,000, v2 docnos (msmarco_passage_03_1009)",
+        _marco(1000, v2=True),
+        0.4,
+        TIMES_06,
+    ),
     Shape(
         "dl",
         "TREC DL 2019 (43 x 1,000, graded 0-3)",
@@ -155,6 +165,13 @@ SHAPES = [
         "dl100runs",
         "100 TREC DL runs, one call vs a trec_eval loop",
         lambda f, q: _generators().trec_dl(f, 5 if q else 100, 5 if q else 43),
+        0.3,
+        PLUS_100,
+    ),
+    Shape(
+        "dl1000runs",
+        "1,000 TREC DL runs of 43 x 200, one call vs a trec_eval loop",
+        lambda f, q: _generators().trec_dl(f, 10 if q else 1000, 5 if q else 43, depth=200),
         0.3,
         PLUS_100,
     ),

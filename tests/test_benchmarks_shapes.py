@@ -76,6 +76,28 @@ def test_trec_dl_runs_share_graded_qrels_of_about_215_per_topic(bench, tmp_path)
     assert all(set(run) == set(qrels) for run in runs) and runs[0] != runs[1]
 
 
+def test_marco_v2_is_marco_with_v2_docnos_one_for_one(bench, tmp_path):
+    """73 is file 73 % 70 = 3 at offset 73 // 70 x 1009 = 1009."""
+    assert list(bench[0].v2_docnos(np.array([0, 73]))) == [
+        "msmarco_passage_00_0",
+        "msmarco_passage_03_1009",
+    ]
+    numeric, v2 = bench[0].marco(tmp_path, 50)[1], bench[0].marco(tmp_path, 50, v2=True)[1]
+    for old, new in ((numeric.qrels, v2.qrels), (numeric.runs[0], v2.runs[0])):
+        rows, long_rows = lines(old), lines(new)
+        mapped = bench[0].v2_docnos(np.array([int(r[2]) for r in rows]))
+        assert [r[2] for r in long_rows] == list(mapped)
+        assert [r[:2] + r[3:] for r in rows] == [r[:2] + r[3:] for r in long_rows]
+    docnos = [d for docs in ranked(v2.runs[0]).values() for d, _ in docs]
+    assert len({len(d) for d in docnos}) > 3  # of different lengths, as v2's are
+
+
+def test_trec_dl_runs_of_200(bench, tmp_path):
+    inputs = bench[0].trec_dl(tmp_path, runs=2, depth=200)
+    assert inputs.lines == 2 * 43 * 200 and inputs.runs[0].name == "dl200.run0001"
+    assert all(len(docs) == 200 for docs in ranked(inputs.runs[1]).values())
+
+
 def test_robust04_has_newswire_docnos_and_deep_qrels(bench, tmp_path):
     topics = bench[0].ROBUST04_TOPICS
     assert len(topics) == 249 and 672 not in topics and {301, 450, 601, 700} <= set(topics)

@@ -61,3 +61,16 @@ def test_the_readme_summary_counts_the_matrix(speed_docs):
     api = [{"speedup_frames": 3.0}, {"speedup_frames": 2.46}]
     text = speed_docs.summary({"measured": how, "shapes": [shape], "api": api})
     assert "was 2.5x to 3.0x as fast as pytrec_eval" in text
+
+
+def test_speed_page_quotes_the_committed_dicts_figures(monkeypatch):
+    """The dicts block of docs/speed.md is `benchmarks/dicts.py --docs`'s from
+    benchmarks/dicts.json, whose warm-up compared values."""
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    import dicts
+
+    figures = json.loads((REPO / "benchmarks" / "dicts.json").read_text())
+    assert figures["compared"] > 0 and set(figures["times"]) == set(dicts.TOOLS)
+    page = (REPO / "docs" / "speed.md").read_text()
+    block = dicts.rendered(figures)
+    assert f"<!-- dicts:start -->\n{block}<!-- dicts:end -->" in page, "run dicts.py --docs"

@@ -81,14 +81,8 @@ def evaluate(
     check.flag("per_topic", per_topic)
     groups = measure_groups(measures)
     grid = conventions(convention)
-    from irscore.engine.system import threads
-
-    with freed_memory_kept(), threads.pool(1) as pool:  # qrels read beside the runs
-        pending = pool.submit(qrels_input, qrels, True)
-        try:
-            named = runs_input(runs, records=True)
-        finally:
-            qrels_table = pending.result()  # a bad qrels is the error, as when read first
+    with freed_memory_kept():
+        qrels_table, named = _inputs(qrels, runs)
         families = set().union(*(g.spec.families for g in groups))
         qrels_table, said = for_request(qrels_table, families)
         tables = [
@@ -112,6 +106,23 @@ def evaluate(
     if not per_topic:
         table = table[table["topic"] == "all"].reset_index(drop=True)
     return table
+
+
+def _inputs(qrels: QrelsInput, runs: RunInput | Mapping[str, RunInput]) -> tuple[Any, dict]:
+    """The qrels and the named runs, as `evaluate` scores them: a qrels file read on a
+    thread beside the runs; a dict taken apart here, as Python's work, which a thread
+    would only take turns at (and, on a busy machine, wait for)."""
+    if isinstance(qrels, Mapping):
+        return qrels_input(qrels, True), runs_input(runs, records=True)
+    from irscore.engine.system import threads
+
+    with threads.pool(1) as pool:
+        pending = pool.submit(qrels_input, qrels, True)
+        try:
+            named = runs_input(runs, records=True)
+        finally:
+            qrels_table = pending.result()  # a bad qrels is the error, as when read first
+    return qrels_table, named
 
 
 class TopicValue(NamedTuple):

@@ -236,11 +236,16 @@ def _subtopic_rows(nested: Mapping, what: str) -> pd.DataFrame:
 
 
 def _from_dict(nested: Mapping[str, Mapping[str, Any]], value: str, what: str) -> dict[str, Any]:
-    """A pytrec_eval-style dict as columns (topic, docno, value), topic by topic in dict order."""
-    topics, docnos, values = [], [], []
+    """A pytrec_eval-style dict as columns (topic, docno, value), topic by topic in dict order:
+    `_flat_columns`' when they serve, else Python objects that `_columns` checks one by one."""
     for topic, docs in nested.items():
         if not isinstance(docs, Mapping):
             raise InputError(f"{what}: topic {topic!r} maps to {type(docs)}, not a dict")
+    flat = _flat_columns(nested, value)
+    if flat is not None:
+        return flat
+    topics, docnos, values = [], [], []
+    for topic, docs in nested.items():
         topics += [topic] * len(docs)
         docnos += docs.keys()
         values += docs.values()
@@ -248,6 +253,38 @@ def _from_dict(nested: Mapping[str, Mapping[str, Any]], value: str, what: str) -
         "topic": pd.Series(topics, dtype=object),
         "docno": pd.Series(docnos, dtype=object),
         value: pd.Series(values, dtype=None if values else object),
+    }
+
+
+def _flat_columns(nested: Mapping[str, Mapping[str, Any]], value: str) -> dict[str, Any] | None:
+    """The usual dict (str topics and docnos, int grades or numeric scores, none missing) taken
+    apart in bulk: the docnos and values chained into one list each and handed to Arrow
+    whole, the topics a categorical of the dict's keys (no row hashed); the docnos stay
+    plain Arrow strings, which the evaluation sorts without hashing a million of them.
+    None for anything else (ids that are numbers, bools, missing values), which the
+    general path reads and names the faulty row of."""
+    from itertools import chain
+
+    topics = [topic for topic, docs in nested.items() if docs]
+    if not topics or not all(isinstance(topic, str) for topic in topics):
+        return None
+    sizes = np.fromiter((len(nested[topic]) for topic in topics), np.int64, len(topics))
+    # scores straight to float64; grades by Arrow's own reading (to int64 it would cut
+    # 1.5 to 1 without a word), whole floats among them checked by `_integers`
+    kind = pa.float64() if value == "score" else None
+    try:
+        docnos = pa.array(list(chain.from_iterable(nested[t].keys() for t in topics)), pa.string())
+        values = pa.array(list(chain.from_iterable(nested[t].values() for t in topics)), kind)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None
+    numbers = pa.types.is_integer(values.type) or pa.types.is_floating(values.type)
+    if values.null_count or not numbers:
+        return None
+    codes = np.repeat(np.arange(len(topics), dtype=np.int32), sizes)
+    return {
+        "topic": pd.Series(_categorical(codes, pd.Index(topics, dtype=object)), copy=False),
+        "docno": pd.Series(pd.arrays.ArrowExtensionArray(docnos), copy=False),
+        value: pd.Series(values.to_numpy(zero_copy_only=False), copy=False),
     }
 
 

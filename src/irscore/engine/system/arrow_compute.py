@@ -106,6 +106,13 @@ def matches(strings: pa.Array | pa.ChunkedArray, pattern: str) -> pa.Array | pa.
     return k.call_function("match_substring_regex", [strings], k.MatchSubstringOptions(pattern))
 
 
+def all_start_with(strings: pa.Array, prefix: str) -> bool:
+    """Whether every string starts with `prefix`."""
+    k = _kernels()
+    starts = k.call_function("starts_with", [strings], k.MatchSubstringOptions(prefix))
+    return bool(k.call_function("all", [starts], k.ScalarAggregateOptions()).as_py())
+
+
 def sort_indices(values: pa.Array) -> pa.Array:
     """The indices that sort `values` ascending (stable)."""
     k = _kernels()

@@ -15,6 +15,10 @@ break ties at one score, so only the run rows tied at one float32 score get a ra
 (the others 0); a repeated document, a collision of the words' mix, or a run whose
 rows mostly tie (ordering them all costs more than the sort) is left to the sort.
 
+Docnos longer than 16 bytes that all begin alike (MS MARCO v2's `msmarco_passage_`,
+`msmarco_doc_`) are matched so by the (at most 16) bytes that follow their common
+beginning, which order and compare as the whole docnos do (`_common_prefix`).
+
 A DataFrame's docnos come already coded (its categories or a factorisation);
 `join_codes` joins those codes with one hash lookup and no string sort.
 """
@@ -37,6 +41,8 @@ _SAMPLED_BYTES = 1 << 16  # docno bytes looked at first, to refuse long docnos a
 # The share of a run's rows tied at a score from which `_matched` leaves them to the sort
 # (which orders every docno at once): 250k rows all tied took 131 ms there, 105 in the sort.
 _MOST_TIED = 0.25
+_PREFIX_SAMPLE = 1 << 10  # run docnos read to find the beginning they share
+_PREFIX_BYTES = 4  # the shortest shared beginning worth cutting off
 _MATCHED_ROWS = 1 << 22  # the most rows `_matched` joins (~60 bytes a row of temporaries)
 # Odd multipliers of the mix that matches (topic, docno words); any collision is checked.
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
@@ -71,7 +77,8 @@ def join(
     if len(r_topic) == 0:
         return Joined(np.zeros(0, np.int64), np.zeros(0, np.int64), 1, False)
     if r_score is not None:
-        matched = _matched(q_topic, q_docno, q_grade, r_topic, r_docno, r_score)
+        skip = _common_prefix(q_docno, r_docno)
+        matched = _matched(q_topic, q_docno, q_grade, r_topic, r_docno, r_score, skip)
         if matched is not None:
             return matched
     topic = np.concatenate((q_topic, r_topic)).astype(np.int32)
@@ -105,9 +112,12 @@ def _matched(
     r_topic: np.ndarray,
     r_docno: pa.Array,
     r_score: np.ndarray,
+    skip: int = 0,
 ) -> Joined | None:
     """`join` for docnos of 9 to 16 bytes (newswire's `FBIS3-10082`, `LA010189-0001`), too
-    long to pack with the topic in 64 bits, without sorting a string.
+    long to pack with the topic in 64 bits, without sorting a string; or, past a
+    beginning of `skip` bytes that every docno shares (`_common_prefix`), by the 16
+    bytes at most that follow it.
 
     Each docno is two 64-bit words of its bytes (`words`); (topic, words) are matched
     through a 64-bit mix of the three, every match checked word for word. A row's `doc`
@@ -117,11 +127,11 @@ def _matched(
     sort orders them at once), a document twice for a topic (the sort names it) or two
     different pairs that mix alike (then the sort)."""
     topics = int(max(q_topic.max(initial=0), r_topic.max())) + 1
-    if not _long_unpacked((q_docno, r_docno), topics):
+    if not skip and not _long_unpacked((q_docno, r_docno), topics):
         return None
     if len(q_docno) + len(r_docno) > _MATCHED_ROWS:
         return None
-    found = [words(docno) for docno in (q_docno, r_docno) if len(docno)]  # no copy of either
+    found = [words(d, skip) for d in (q_docno, r_docno) if len(d)]  # no copy of either
     if any(part is None for part in found):
         return None
     tied = _tied_rows(r_topic, r_score)
@@ -155,6 +165,36 @@ def _matched(
     rank = np.cumsum(np.r_[True, (high[1:] != high[:-1]) | (low[1:] != low[:-1])]) - 1
     doc[tied[by_bytes]] = rank
     return Joined(doc, grade, int(rank[-1]) + 1, False)
+
+
+def _common_prefix(q_docno: pa.Array, r_docno: pa.Array) -> int:
+    """For docnos longer than 16 bytes, the length of the ASCII beginning they all share
+    (MS MARCO v2's `msmarco_passage_`), at most a byte short of the shortest; else 0.
+    Strings that begin alike order and compare as what follows does, so `_matched` may
+    join them by that. The beginning is read off a sample of the run's docnos and
+    checked on every one."""
+    offsets = arrays.numpy_view_offsets(r_docno).astype(np.int64)
+    lengths = np.diff(offsets)
+    if int(lengths.max()) <= 16 or r_docno.null_count or q_docno.null_count:
+        return 0
+    text = np.frombuffer(r_docno.buffers()[2], np.uint8)
+    first = text[offsets[0] : offsets[0] + int(lengths[0])]
+    ascii_bytes = np.flatnonzero((first == 0) | (first >= 0x80))
+    shared = min(int(lengths.min()) - 1, ascii_bytes[0] if len(ascii_bytes) else len(first))
+    starts = offsets[:-1][:: max(len(lengths) // _PREFIX_SAMPLE, 1)]
+    for place in range(max(shared, 0)):
+        if not (text[starts + place] == first[place]).all():
+            shared = place
+            break
+    if len(q_docno):
+        q_lengths = np.diff(arrays.numpy_view_offsets(q_docno))
+        shared = min(shared, int(q_lengths.min()) - 1)
+    if shared < _PREFIX_BYTES:
+        return 0
+    prefix = first[:shared].tobytes().decode("ascii")
+    if not all(ac.all_start_with(d, prefix) for d in (q_docno, r_docno) if len(d)):
+        return 0
+    return shared
 
 
 def _tied_rows(topic: np.ndarray, score: np.ndarray) -> np.ndarray:
@@ -197,12 +237,13 @@ def _long_unpacked(parts: tuple[pa.Array, ...], topics: int) -> bool:
     return topics * (int(present.sum()) + 1) ** width > 2**64
 
 
-def words(strings: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each string of at most 16 bytes as two big-endian 64-bit words of its bytes, NUL-
-    padded, which order as the strings do (strcmp's order: no string holds a NUL);
-    None when some string is longer, or holds a NUL, or there are none."""
+def words(strings: pa.Array, skip: int = 0) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each string of at most 16 bytes (after its first `skip`, which every string has and
+    which are left out) as two big-endian 64-bit words of its bytes, NUL-padded, which
+    order as the strings do (strcmp's order: no string holds a NUL); None when some
+    string is longer, or holds a NUL, or there are none."""
     offsets = arrays.numpy_view_offsets(strings).astype(np.int64)
-    size = np.diff(offsets)
+    size = np.diff(offsets) - skip
     if len(size) == 0 or size.max() > 16:
         return None
     data = strings.buffers()[2]
@@ -213,7 +254,7 @@ def words(strings: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
     padded[: len(text)] = text
     # every 8 bytes from each byte on, as one big-endian word (numpy reads unaligned)
     at_byte = np.ndarray((len(text) + 9,), dtype=">u8", buffer=padded, strides=(1,))
-    starts = offsets[:-1] - offsets[0]
+    starts = offsets[:-1] - offsets[0] + skip
     high = at_byte[starts].astype(np.uint64)
     low = at_byte[starts + 8].astype(np.uint64)
     high &= _KEPT[np.minimum(size, 8)]

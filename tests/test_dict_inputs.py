@@ -1,0 +1,125 @@
+"""pytrec_eval-style dicts give the values of the same judgments and results read from files.
+
+`irscore.evaluate` takes the usual dict (str ids, int or float values) apart in
+bulk (`inputs._flat_columns`) and anything else one value at a time; both must
+score exactly as the TREC files written from the same dicts do: ties broken
+by docno, unjudged documents, negative grades, a judged topic without results
+and results for an unjudged topic, ids given as numbers.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import irscore
+from irscore.engine.reading import inputs
+
+MEASURES = ["all_trec"]
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+def write_files(folder: Path, qrels: dict, run: dict) -> tuple[str, str]:
+    """The dicts as a qrels and a run file (ranks in dict order, as a dict run's are)."""
+    qrels_path, run_path = folder / "qrels", folder / "run"
+    qrels_path.write_text(
+        "".join(f"{t} 0 {d} {g}\n" for t, docs in qrels.items() for d, g in docs.items())
+    )
+    run_path.write_text(
+        "".join(
+            f"{t} Q0 {d} {i + 1} {s!r} run\n"
+            for t, docs in run.items()
+            for i, (d, s) in enumerate(docs.items())
+        )
+    )
+    return str(qrels_path), str(run_path)
+
+
+def values(table: pd.DataFrame) -> dict:
+    """(topic, measure) -> value of a long table."""
+    pairs = zip(table["topic"], table["measure"], strict=True)
+    return dict(zip(pairs, table["value"], strict=True))
+
+
+def small() -> tuple[dict, dict]:
+    """Ties in score (broken by docno descending: d3 before d2 before d10), an unjudged
+    d9, a negative grade, topic t3 judged without results and t4 retrieved unjudged."""
+    qrels = {
+        "t1": {"d1": 1, "d2": 2, "d3": -1, "d10": 1},
+        "t2": {"x": 0, "y": 3},
+        "t3": {"z": 1},
+    }
+    run = {
+        "t1": {"d10": 0.5, "d2": 0.5, "d3": 0.5, "d9": 0.7, "d1": 0.1},
+        "t2": {"y": 2, "x": 2, "w": 1},  # integer scores, tied
+        "t4": {"a": 1.0},
+    }
+    return qrels, run
+
+
+def large() -> tuple[dict, dict]:
+    """70 topics x 1,000 distinct docnos (past `inputs._SAMPLE`, so the run's docnos stay
+    plain strings), scores rounded to make ties, a tenth judged with grades -1 to 3."""
+    rng = np.random.default_rng(5)
+    run, qrels = {}, {}
+    for t in range(70):
+        docnos = [f"doc-{t}-{d}" for d in rng.permutation(1000)]
+        scores = np.round(rng.gamma(2.0, 2.0, 1000), 1)
+        run[f"q{t}"] = dict(zip(docnos, scores.tolist(), strict=True))
+        judged = rng.random(1000) < 0.1
+        grades = rng.choice([-1, 0, 1, 2, 3], 1000)
+        qrels[f"q{t}"] = {d: int(g) for d, g, j in zip(docnos, grades, judged, strict=True) if j}
+    qrels["q_missing"] = {"nowhere": 1}
+    return qrels, run
+
+
+@pytest.mark.parametrize("make", [small, large])
+def test_dicts_score_as_their_files(tmp_path, make):
+    qrels, run = make()
+    assert inputs._flat_columns(run, "score") is not None  # the bulk path is the one tested
+    from_dicts = irscore.evaluate(qrels, run, measures=MEASURES)
+    from_files = irscore.evaluate(*write_files(tmp_path, qrels, run), measures=MEASURES)
+    assert values(from_dicts) == values(from_files)
+
+
+def test_small_dicts_by_hand():
+    """t1's ranking: d9 (0.7, unjudged), then the tie at 0.5 by docno descending: d3
+    (grade -1), d2 (2), d10 (1), then d1 (1). Relevant: d2, d10, d1 (3 of them).
+    AP = (1/3 + 2/4 + 3/5) / 3 = 1.4333.../3; P_5 = 3/5. t2: y and x tie at 2, y first
+    (y > x): AP = 1/1 / 1 = 1. t3 (judged, no results) is left out of the mean without
+    -c, and t4 (no judgments) too: the mean is over t1 and t2."""
+    qrels, run = small()
+    table = values(irscore.evaluate(qrels, run, measures=["map", "P_5"]))
+    assert table[("t1", "map")] == pytest.approx((1 / 3 + 2 / 4 + 3 / 5) / 3)
+    assert table[("t1", "P_5")] == pytest.approx(3 / 5)
+    assert table[("t2", "map")] == pytest.approx(1.0)
+    assert table[("all", "map")] == pytest.approx(((1 / 3 + 2 / 4 + 3 / 5) / 3 + 1) / 2)
+
+
+def test_numbers_as_ids_score_as_their_text(tmp_path):
+    """Ids given as ints (not taken apart in bulk) are their text, as in a file."""
+    qrels = {1: {10: 1, 2: 0}, 2: {5: 2}}
+    run = {1: {10: 0.3, 2: 0.3, 7: 0.9}, 2: {5: 1.5, 6: 1.5}}
+    assert inputs._flat_columns(run, "score") is None
+    from_dicts = irscore.evaluate(qrels, run, measures=MEASURES)
+    from_files = irscore.evaluate(*write_files(tmp_path, qrels, run), measures=MEASURES)
+    assert values(from_dicts) == values(from_files)
+
+
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [
+        ({"t1": {"d1": float("nan")}}, "run of topic 't1', docno 'd1': score nan is not finite"),
+        ({"t1": {"d 1": 1.0}}, "'d 1' is empty or contains whitespace"),
+        ({"t1": {"d1": "high"}}, "score 'high' is not finite"),
+    ],
+)
+def test_bad_dict_values_name_their_topic_and_docno(run, message):
+    with pytest.raises(irscore.InputError, match=message.replace("(", r"\(")):
+        irscore.evaluate({"t1": {"d1": 1}}, run, measures=["map"])
+
+
+def test_a_grade_that_is_not_whole_names_its_topic_and_docno():
+    with pytest.raises(irscore.InputError, match=r"topic 't1', docno 'd2': 1.5 is not a whole"):
+        irscore.evaluate({"t1": {"d1": 1, "d2": 1.5}}, {"t1": {"d1": 1.0}}, measures=["map"])
