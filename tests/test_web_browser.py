@@ -125,6 +125,15 @@ def test_ranking_presets_show_their_figures(page, tmp_path):
     assert "DCG@6 = 6.8611" in finals and "IDCG@6 = 8.7403" in finals
     assert "nDCG@6 = 0.7850" in finals
     assert page.text("#ranking-grades").split() == ["3", "2", "3", "0", "1", "2"]
+    ranks = page.page.evaluate(
+        "[...document.querySelectorAll('#ranks tr')].map(r => [...r.cells].map(c => c.innerText))"
+    )
+    explained = json.loads(cli("explain", "--grades", "3,2,3,0,1,2", "--missed", "3,2", "-k", "6",
+                               "--format", "json"))["ranks"]  # fmt: skip
+    column = {name: i for i, name in enumerate(ranks[0])}
+    assert [row[column["grade"]] for row in ranks[1:]] == [r["grade"] for r in explained]
+    assert [row[column["nDCG@i"]] for row in ranks[1:]] == [f"{r['nDCG@i']:.4f}" for r in explained]
+    assert ranks[-1][column["nDCG@i"]] == "0.7850"
     assert page.page.evaluate("document.getElementById('explain-chart').naturalWidth") > 300
     open_view(page, "example=err-cascade", "ranking")
     err = cli("explain", "--grades", "3,0,2,1,0", "-k", "5", "--gmax", "3")
@@ -234,6 +243,7 @@ def test_compare_shows_the_cli_s_tests(page, tmp_path):
     said = "p adjusted: Holm over each test's 1 p-value, one per measure; alpha 0.05"
     assert page.text("#compare-correction") == f"sig.: after the correction, {said}"
     assert page.page.evaluate("document.querySelectorAll('#diffs rect').length") == 6
+    assert page.page.evaluate("document.querySelectorAll('#scatter circle').length") == 6
     assert page.page.evaluate("document.getElementById('compare-chart').naturalWidth") > 500
 
 
@@ -260,6 +270,7 @@ def test_interleaving_shows_the_cli_s_verdict(page, tmp_path):
     for figure in ("675", "994", "331", "0.5956", "after 177 impressions"):
         assert figure in shown and figure in printed
     assert page.page.evaluate("document.querySelectorAll('#impressions tbody tr').length") == 50
+    assert page.page.evaluate("document.getElementById('interleave-chart').naturalWidth") > 300
 
 
 def test_a_share_link_reopens_the_same_view(page):
@@ -362,3 +373,22 @@ def test_a_waiting_job_shows_its_place_can_be_cancelled_and_a_full_queue_says_so
         page.page.click("#interleave-cancel")
         page.wait("document.getElementById('err-interleave').innerText.startsWith('cancelled')")
         page.page.goto("about:blank")
+
+
+def test_the_page_asks_for_nothing_outside_127_0_0_1(page):
+    """Every tab with its results, a query's ranking and a share link: each request
+    the page makes goes to the server that served it (the module checks it again at
+    its end, for every test's requests)."""
+    start = len(page.requests)
+    for tab in SHOWN:
+        open_view(page, "example=interleave&B=200&imps=500", tab)
+        page.settle()
+    page.page.click("nav a[data-tab='metrics']")
+    page.page.click("#pq tbody tr.topic")
+    page.wait("document.querySelectorAll('.grades-line .strip').length === 2", 60)
+    page.page.click("#share")
+    asked = {url for _, url in page.requests[start:]}
+    assert {url.split("?")[0] for url in asked} >= {
+        f"{page.base}{path}" for path in ("", "static/app.js", "static/app.css")
+    }
+    assert all(url.startswith((page.base, "data:")) for url in asked), sorted(asked)[:5]
