@@ -124,7 +124,7 @@ class Workbench:
             [element, value],
         )
 
-    def settle(self, seconds: float = 60) -> None:
+    def settle(self, seconds: float = 120) -> None:
         """Wait until the page's work is done: past the typing pause (350 ms), no request
         open and no tab's job running, twice in a row 100 ms apart."""
         self.page.wait_for_timeout(400)
