@@ -5,12 +5,14 @@ view must pass (no repeated id, nothing drawn outside its frame)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import browser
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
 from web_server import serving
 
 SHOTS = Path(tempfile.gettempdir()) / "irscore-serve-shots"
@@ -60,15 +62,31 @@ def chromium() -> Iterator[Browser]:
             launched.close()
 
 
+# No job of any tab runs: app.js's `running` holds one entry per tab while its job runs.
+IDLE_JS = "typeof running === 'undefined' || Object.values(running).every(r => !r)"
+
+
 class Workbench:
     """One page of a served workbench, with the console errors and uncaught exceptions
-    it logged (`errors`)."""
+    it logged (`errors`) and every request it made (`requests`: method and address)."""
 
     def __init__(self, page: Page, base: str) -> None:
         self.page, self.base = page, base
         self.errors: list[str] = []
+        self.requests: list[tuple[str, str]] = []
+        self._open_requests = 0
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
+        page.on("request", self._request)
+        page.on("requestfinished", self._request_ended)
+        page.on("requestfailed", self._request_ended)
+
+    def _request(self, request: Request) -> None:
+        self.requests.append((request.method, request.url))
+        self._open_requests += 1
+
+    def _request_ended(self, _: Request) -> None:
+        self._open_requests -= 1
 
     def _console(self, message: ConsoleMessage) -> None:
         if message.type == "error":
@@ -77,7 +95,50 @@ class Workbench:
     def open(self, query: str = "", tab: str = "data") -> None:
         """Load the page at ?query#tab and wait until it has started."""
         self.page.goto(f"{self.base}?{query}#{tab}")
-        self.page.wait_for_function(READY)
+        self.wait(READY)
+
+    def wait(self, condition: str, seconds: float = 20) -> None:
+        """Wait until a JavaScript condition holds in the page. (Polled from here: the
+        page's Content Security Policy forbids the string evaluation wait_for_function
+        does in the page.)"""
+        deadline = time.monotonic() + seconds
+        while not self.page.evaluate(f"Boolean({condition})"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"still not true after {seconds:g} s: {condition}")
+            self.page.wait_for_timeout(50)
+
+    def text(self, selector: str) -> str:
+        """The text shown by the first element that matches `selector`."""
+        return self.page.evaluate(f"document.querySelector({json.dumps(selector)}).innerText")
+
+    def value(self, element: str) -> str:
+        """The value of the element with id `element`, even when its tab is hidden."""
+        return self.page.evaluate(f"document.getElementById({json.dumps(element)}).value")
+
+    def type_into(self, element: str, value: str) -> None:
+        """Set a field as typing does (an input event after the value, then a change),
+        even when its tab is hidden."""
+        self.page.evaluate(
+            "([id, value]) => { const e = document.getElementById(id); e.value = value;"
+            " e.dispatchEvent(new Event('input')); e.dispatchEvent(new Event('change')); }",
+            [element, value],
+        )
+
+    def settle(self, seconds: float = 120) -> None:
+        """Wait until the page's work is done: past the typing pause (350 ms), no request
+        open and no tab's job running, twice in a row 100 ms apart."""
+        self.page.wait_for_timeout(400)
+        deadline, quiet = time.monotonic() + seconds, 0
+        while quiet < 2:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the page still works after {seconds:g} s")
+            idle = self._open_requests == 0 and self.page.evaluate(IDLE_JS)
+            quiet = quiet + 1 if idle else 0
+            self.page.wait_for_timeout(100)
+
+    def size(self, viewport: dict[str, int]) -> None:
+        """Show the page at another window size (DESKTOP, PHONE)."""
+        self.page.set_viewport_size(viewport)
 
     def repeated_ids(self) -> list[str]:
         return self.page.evaluate(REPEATED_IDS_JS)
