@@ -98,12 +98,22 @@ function drawScatter(box, points, nameA, nameB, measure, onPick) {
   const side = label(svg, 12, T + size / 2, `B = ${nameB}`);
   side.setAttribute('transform', `rotate(-90 12 ${T + size / 2})`);
   const kinds = { up: ['circle', 'dot up'], down: ['square', 'dot down'], same: ['diamond', 'dot same'] };
+  // queries at the same point share one mark, which names them all
+  const at = new Map();
   for (const p of points) {
+    const key = `${p.a},${p.b}`;
+    if (!at.has(key)) at.set(key, { ...p, topics: [] });
+    at.get(key).topics.push(p.topic);
+  }
+  for (const p of at.values()) {
     const which = p.b > p.a ? 'up' : p.b < p.a ? 'down' : 'same';
     const mark = marker(kinds[which][0], x(p.a), y(p.b), RADIUS, kinds[which][1]);
-    mark.dataset.topic = p.topic;
+    mark.dataset.topic = p.topics[0];
+    mark.dataset.topics = p.topics.join(' ');
     const title = svgElement('title', {});
-    title.textContent = `query ${p.topic}: A ${p.a.toFixed(4)}, B ${p.b.toFixed(4)} (click: its ranking)`;
+    const named = p.topics.length > 1 ? `queries ${p.topics.join(', ')}` : `query ${p.topic}`;
+    title.textContent = `${named}: A ${p.a.toFixed(4)}, B ${p.b.toFixed(4)} (click: `
+      + `the ranking of query ${p.topic})`;
     mark.append(title);
     if (onPick) mark.addEventListener('click', () => onPick(p.topic));
     svg.append(mark);
