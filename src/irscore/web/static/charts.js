@@ -17,6 +17,11 @@ function chartFrame(box, width, height) {
   return svg;
 }
 
+// The plotting area's outline (a path: every rect of a chart is one of its data marks).
+function frame(svg, x, y, width, height) {
+  svg.append(svgElement('path', { d: `M${x},${y}h${width}v${height}h${-width}Z`, class: 'frame' }));
+}
+
 function label(svg, x, y, text, anchor = 'middle', cls = 'axis') {
   const t = svgElement('text', { x, y, 'text-anchor': anchor, class: cls });
   t.textContent = text;
@@ -54,7 +59,7 @@ function drawBars(box, values, caption) {
   const top = Math.max(0.001, ...values.map(Math.abs));
   const y = (v) => T + (H - T - B) * (1 - (v + top) / (2 * top));
   const step = (W - L - R) / Math.max(1, values.length);
-  svg.append(svgElement('rect', { x: L, y: T, width: W - L - R, height: H - T - B, class: 'frame' }));
+  frame(svg, L, T, W - L - R, H - T - B);
   for (const [v, text] of ticks(-top, top, 5)) {
     svg.append(svgElement('line', { x1: L - 4, x2: L, y1: y(v), y2: y(v), class: 'tick' }));
     label(svg, L - 6, y(v) + 4, v > 0 ? `+${text}` : text.replace('-', '−'), 'end');
@@ -86,7 +91,7 @@ function drawScatter(box, points, nameA, nameB, measure, onPick) {
   const pad = RADIUS + 2; // a point at the edge stays inside the frame
   const x = (v) => L + pad + (size - 2 * pad) * ((v - lo) / (hi - lo));
   const y = (v) => T + size - pad - (size - 2 * pad) * ((v - lo) / (hi - lo));
-  svg.append(svgElement('rect', { x: L, y: T, width: size, height: size, class: 'frame' }));
+  frame(svg, L, T, size, size);
   svg.append(svgElement('line', { x1: x(lo), y1: y(lo), x2: x(hi), y2: y(hi), class: 'zero' }));
   for (const [v, text] of ticks(lo, hi, 5)) {
     svg.append(svgElement('line', { x1: L - 4, x2: L, y1: y(v), y2: y(v), class: 'tick' }));
