@@ -252,10 +252,11 @@ def test_the_docs_say_what_the_server_does():
     assert defaults["host"] == "127.0.0.1"
     script = (Path(worker.__file__).parent / "static" / "app.js").read_text()
     fields = re.search(r"const FIELDS = \{(.*?)\};", script, re.S).group(1)
-    in_link = set(re.findall(r"(\w+): ", fields)) | {"example", "qrels", "a", "b", "z"}
+    in_link = set(re.findall(r"(\w+): ", fields)) | {"example", "qrels", "a", "b", "z", "nodata"}
     named = set(re.findall(r"`(\w+)`", docs.split("**Share link**")[1].split("The presets")[0]))
     assert named - {"compare"} <= in_link  # `#compare` is the tab
     assert "past 1,500 characters" in docs and "const PACK_OVER = 1500;" in script
+    assert "at most 8,192 characters" in docs and "const LINK_MAX = 8192;" in script
     repo = Path(worker.__file__).parents[3]  # the web extra's packages, locked for the suite
     web = re.search(r"^web = \[(.*)\]$", (repo / "pyproject.toml").read_text(), re.M)[1]
     lock = (repo / "requirements.lock").read_text()

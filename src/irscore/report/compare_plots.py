@@ -42,7 +42,7 @@ def figure(
     observed = float(np.mean(b - a))
     rand = stats.randomization(a, b, B=rand_B, seed=seed)
     bs = stats.bootstrap(a, b, B=boot_B, seed=seed, alpha=alpha)
-    fig = Figure(figsize=(9.6, 3.8), layout="constrained")
+    fig = Figure(figsize=(9.6, 4.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     bins = np.histogram_bin_edges(flipped, bins=60)
     threshold = abs(observed) - 1e-10 * float(np.mean(np.abs(b - a)))
@@ -55,10 +55,10 @@ def figure(
         label=f"as extreme as observed (p = {rand.p:.3g})",
     )
     left.axvline(observed, color=plots.COLOURS[0], label=f"observed {observed:+.4f}")
-    left.set_title("randomisation test: mean difference under H0")
+    left.set_title("randomisation test: mean difference under H0", fontsize=11)
     left.set_xlabel(f"mean {measure} difference, {names[1]} - {names[0]}")
     left.set_ylabel("patterns")
-    left.legend(loc="upper left", fontsize=7)
+    _legend_below(left)
     right.hist(boot, bins=60, color=plots.COLOURS[5], label="bootstrap resamples")
     for edge in (bs.ci_low, bs.ci_high):
         right.axvline(edge, color=plots.COLOURS[1], linestyle="--")
@@ -71,11 +71,16 @@ def figure(
         linestyle="--",
         label=f"{1 - alpha:.0%} CI [{bs.ci_low:.4f}, {bs.ci_high:.4f}]",
     )
-    right.set_title("paired bootstrap: resampled mean difference")
+    right.set_title("paired bootstrap: resampled mean difference", fontsize=11)
     right.set_xlabel(f"mean {measure} difference, {names[1]} - {names[0]}")
     right.set_ylabel("resamples")
-    right.legend(loc="upper left", fontsize=7)
+    _legend_below(right)
     return fig
+
+
+def _legend_below(axes) -> None:
+    """The panel's legend under its axes, where it covers no bar and no line."""
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=9, frameon=False)
 
 
 def save(table, pair, measure, B, seed, alpha, path: str) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from irscore.engine.reading import trec
 from irscore.report import plots
@@ -18,6 +19,10 @@ from irscore.workbench.interleave import Outcome
 
 # The running values drawn, with their colours (COLOURS order).
 CURVES = ("P@i", "recall@i", "AP@i", "nDCG@i", "nDCG exp@i", "ERR@i")
+# nDCG with exponential gain, often equal to the linear one (grades 0 and 1): a wide dashed
+# line with hollow markers under it, so that both stay visible.
+UNDER = {"nDCG exp@i": {"linestyle": (0, (5, 3)), "linewidth": 3.0, "markersize": 8,
+                        "markerfacecolor": "none", "zorder": 1}}  # fmt: skip
 
 
 def explain_figure(e: Explanation) -> Figure:
@@ -29,13 +34,14 @@ def explain_figure(e: Explanation) -> Figure:
         values = e.ranks[column]
         if values.isna().all():
             continue
+        style = {"markersize": 4, "zorder": 2, **UNDER.get(column, {})}
         axes.plot(
             x,
             values,
             color=COLOURS[i],
-            marker=MARKERS[i % len(MARKERS)],
-            markersize=4,
+            marker=(*MARKERS, "P")[i],  # six curves, six markers
             label=column.replace("@i", ""),
+            **style,
         )
     relevant = x[e.ranks["relevant"] == "yes"]
     axes.plot(
@@ -47,6 +53,7 @@ def explain_figure(e: Explanation) -> Figure:
         label="relevant document",
     )
     axes.set_xlim(0.5, len(x) + 0.5)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # ranks: whole numbers
     axes.set_ylim(-0.08, 1.04)
     axes.set_xlabel("rank i (the measure at cut-off i)")
     axes.set_ylabel("value")
@@ -70,11 +77,19 @@ def save_explain_figure(e: Explanation, path: str) -> None:
 def interleave_figure(outcomes: Mapping[str, Outcome], name_a: str, name_b: str) -> Figure:
     """B's share of the decided impressions as they accumulate, one line per outcome
     (per click model), with the line of no preference."""
-    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
+    fig = Figure(figsize=(9.6, 4.0), layout="constrained")
     axes = fig.add_subplot()
     for i, (label, o) in enumerate(outcomes.items()):
         x = np.arange(1, len(o.running_share) + 1)
-        axes.plot(x, o.running_share, color=COLOURS[i % len(COLOURS)], label=label)
+        axes.plot(
+            x,
+            o.running_share,
+            color=COLOURS[i % len(COLOURS)],
+            marker=MARKERS[i % len(MARKERS)],
+            markersize=4,
+            markevery=0.1,  # markers at even spacing on screen (the x axis is logarithmic)
+            label=label,
+        )
     axes.axhline(0.5, color=GREY, linestyle="--", linewidth=1.0, label="no preference")
     axes.set_xscale("log")
     axes.set_ylim(0, 1)

@@ -77,6 +77,7 @@ def create_app(config: Config) -> security.Guard:
             "click_models": settings.CLICK_MODELS,
             "compat": tuple(COMPAT),
             "corrections": settings.CORRECTIONS,
+            "correction_default": settings.correction_default(),
         }
         return templates.TemplateResponse(request, "index.html", context)
 

@@ -9,10 +9,12 @@ A bad value is a `SettingError` naming the setting.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from irscore.cli.compare import CORRECTIONS as CORRECTIONS  # its choices, for the page
 from irscore.engine.ranking.conventions import CHOICES, COMPAT, Convention
 
 MAX_CUTOFFS = 6
@@ -31,9 +33,16 @@ GRADES = re.compile(r"\s*(-?[0-9]+|\?)(\s*,\s*(-?[0-9]+|\?))*\s*")
 MISSED = re.compile(r"\s*(-?[0-9]+(\s*,\s*-?[0-9]+)*)?\s*")
 TOPIC = re.compile(r"[^\s-][^\s]{0,199}")
 METHODS = ("team_draft", "balanced")
-# irscore compare's --correction choices, its default first (cli/compare.py's CORRECTIONS)
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 CLICK_MODELS = ("perfect", "navigational", "informational", "random")
+
+
+@functools.cache
+def correction_default() -> str:
+    """`irscore compare`'s default --correction, read from its parser: the page's default
+    is the command line's, with no second copy to drift."""
+    from irscore.cli import build_parser
+
+    return build_parser().parse_args(["compare", "qrels", "run_a", "run_b"]).correction
 
 
 class SettingError(ValueError):

@@ -289,7 +289,7 @@ def compare(request: Mapping[str, Any], folder: Path) -> dict[str, Any]:
         *([f"--B={resamples}"] if resamples else []),  # none: compare's own default
         f"--seed={s.whole(request, 'seed', 0, 0, 2**32 - 1)}",
         f"--alpha={s.number(request, 'alpha', 0.05, 0, 1)}",
-        f"--correction={s.choice(request, 'correction', s.CORRECTIONS, s.CORRECTIONS[0])}",
+        f"--correction={s.choice(request, 'correction', s.CORRECTIONS, s.correction_default())}",
     ]
     argv = ["compare", *tests, *flags, qrels, run_a, run_b]
     data, _ = irscore([*argv, "--format=json", "--plot=compare.svg"])

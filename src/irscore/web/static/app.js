@@ -8,11 +8,11 @@ const TABS = ['data', 'metrics', 'ranking', 'compare', 'interleave',
 const TEXTS = ['qrels', 'a', 'b'];
 // Every setting kept in the URL: its element and its default (a default is left out of links).
 const FIELDS = {
-  na: '', nb: '', k: '', rl: '1', gmax: '4', M: '', c: false, J: false,
+  na: '', nb: '', k: '5,10', rl: '1', gmax: '4', M: '', c: false, J: false,
   tie_break: 'docno_desc', ties: 'ordered', score_precision: 'float32', gain: 'linear',
   interpolation: 'trec_eval9', grades_map: 'raw', duplicates: 'error', no_relevant_topics: 'zero',
   compat: '',
-  metric: 'map', B: '', seed: '0', alpha: '0.05', correction: 'holm',
+  metric: 'map', B: '', seed: '0', alpha: '0.05', correction: '', // set from the page
   mode: 'grades', grades: '3,2,3,0,1,2', extra: '', ek: '', topic: '', er: 'a',
   method: 'team_draft', clicks: 'perfect', imps: '10000', ilen: '10', iseed: '0',
   pg: '', // playground: its settings in the link (static/playground.js)
@@ -20,10 +20,15 @@ const FIELDS = {
 const CONVENTION = ['tie_break', 'ties', 'score_precision', 'gain', 'interpolation',
   'duplicates', 'no_relevant_topics', 'compat'];
 const PACK_OVER = 1500; // characters of input beyond which a link packs them into `z`
+// A link is at most LINK_MAX characters: past it, it carries the settings and `nodata`
+// (the inputs' size), and says on opening that the data must be loaded again. Inputs
+// past PACK_MAX characters are not even packed: no deflate brings them under LINK_MAX.
+const LINK_MAX = 8192;
+const PACK_MAX = 64 * LINK_MAX;
 const POLL_MS = 150;
 
 const state = { example: '', data: { qrels: '', a: '', b: '' }, dataFromExample: false,
-  results: {}, dirty: new Set(TABS) };
+  dropped: '', results: {}, dirty: new Set(TABS) };
 
 function element(name) {
   return $(name);
@@ -75,29 +80,46 @@ async function unpack(packed) {
   return new Response(stream).text();
 }
 
-async function linkParams() {
-  const params = new URLSearchParams();
-  if (state.example) params.set('example', state.example);
-  if (!state.dataFromExample) {
-    const texts = Object.fromEntries(TEXTS.map((t) => [t, $(t).value]));
-    const size = TEXTS.reduce((n, t) => n + texts[t].length, 0);
-    if (size > PACK_OVER) params.set('z', await pack(JSON.stringify(texts)));
-    else for (const t of TEXTS) if (texts[t]) params.set(t, texts[t]);
-  }
+// The link of the view: the example or the inputs, every setting off its default, the
+// tab; never over LINK_MAX characters (the inputs left out then, and `nodata` said).
+async function shareLink() {
+  const settingsOnly = new URLSearchParams();
+  if (state.example) settingsOnly.set('example', state.example);
   for (const [name, fallback] of Object.entries(FIELDS)) {
     const value = fieldValue(name);
-    if (value !== fallback && value !== '') params.set(name, value === true ? '1' : value);
+    if (value !== fallback) settingsOnly.set(name, value === true ? '1' : value);
   }
-  return params;
+  const link = (params) => `${location.origin}${location.pathname}?${params}#${currentTab()}`;
+  const texts = Object.fromEntries(TEXTS.map((t) => [t, $(t).value]));
+  const size = TEXTS.reduce((n, t) => n + texts[t].length, 0);
+  if (state.dataFromExample || !size) {
+    if (state.dropped) settingsOnly.set('nodata', state.dropped);
+    return link(settingsOnly);
+  }
+  const withData = new URLSearchParams();
+  if (size > PACK_MAX) withData.set('nodata', String(size));
+  else if (size > PACK_OVER) withData.set('z', await pack(JSON.stringify(texts)));
+  else for (const t of TEXTS) if (texts[t]) withData.set(t, texts[t]);
+  for (const [name, value] of settingsOnly) withData.set(name, value);
+  if (!withData.has('nodata') && link(withData).length <= LINK_MAX) return link(withData);
+  settingsOnly.set('nodata', String(size));
+  return link(settingsOnly);
 }
 
 let urlTimer = null;
 function writeURL() {
   clearTimeout(urlTimer);
   urlTimer = setTimeout(async () => {
-    const params = await linkParams();
-    history.replaceState(null, '', `${location.pathname}?${params}#${currentTab()}`);
+    const url = new URL(await shareLink());
+    history.replaceState(null, '', `${url.pathname}${url.search}${url.hash}`);
   }, 200);
+}
+
+// What a link that left its inputs out says when opened.
+function sayDropped(size) {
+  showError('notice', { message: `This link carries the settings only: its data (qrels and `
+    + `runs, ${Number(size).toLocaleString('en')} characters) was too large for a link of at most `
+    + `${LINK_MAX.toLocaleString('en')}. Paste, open or drop the files again in Data.` });
 }
 
 // The inputs packed into a link's `z`; null, and a message on the page, when the
@@ -119,6 +141,10 @@ async function readURL() {
   const example = params.get('example');
   if (example) await loadPreset(example, false);
   let texts = null;
+  if (params.has('nodata')) {
+    state.dropped = params.get('nodata').replace(/[^0-9]/g, '').slice(0, 15) || '0';
+    sayDropped(state.dropped);
+  }
   if (params.has('z')) texts = await unpacked(params.get('z'));
   else if (TEXTS.some((t) => params.has(t))) {
     texts = Object.fromEntries(TEXTS.map((t) => [t, params.get(t) || '']));
@@ -230,6 +256,7 @@ function refreshMetrics() {
     return Promise.resolve();
   }
   $('status').textContent = 'evaluating…';
+  delete $('status').dataset.of;
   return runTab('metrics', 'evaluate', inputs(), (reply) => {
     if (reply.error) {
       const field = reply.error.field;
@@ -242,6 +269,7 @@ function refreshMetrics() {
     state.results.metrics = reply.ok;
     $('status').textContent = `evaluated in ${reply.seconds.toFixed(2)} s`
       + (reply.ok.notes.length ? ` — ${reply.ok.notes.join('; ')}` : '');
+    $('status').dataset.of = 'metrics'; // Data's and Metrics' news: the other tabs hide it
     $('command').textContent = reply.ok.command;
     drawMetrics();
     fillTopics();
@@ -494,11 +522,37 @@ function refreshRanking() {
         cell(row, text, c !== 'docno' && c !== 'grade', EXTRA_COLUMNS.has(c) ? 'extra' : null);
       }
     }
-    const ties = $('ties');
-    ties.replaceChildren(...e.ties.map((t) => Object.assign(document.createElement('p'), { textContent: t })));
+    drawTies(e);
     $('explain-text').textContent = reply.ok.text;
     $('explain-command').textContent = reply.ok.command;
   });
+}
+
+// The tie groups explain prints, and each measure's range over their orders (its table).
+function drawTies(e) {
+  const box = $('tie-groups');
+  box.replaceChildren();
+  if (!e.ties.length) return;
+  box.append(Object.assign(document.createElement('h2'), { textContent: 'ties (equal scores)' }));
+  for (const t of e.ties) box.append(Object.assign(document.createElement('p'), { textContent: t }));
+  const range = e.tie_range;
+  if (!range) return;
+  const orders = ['pessimistic', 'expected', 'optimistic'];
+  const table = document.createElement('table');
+  const head = table.createTHead().insertRow();
+  for (const h of ['measure', ...orders]) {
+    const th = document.createElement('th');
+    th.textContent = h;
+    if (h !== 'measure') th.classList.add('num');
+    head.append(th);
+  }
+  const body = table.createTBody();
+  for (const measure of Object.keys(range.pessimistic)) {
+    const row = body.insertRow();
+    cell(row, measure);
+    for (const order of orders) cell(row, fixed(range[order][measure]), true);
+  }
+  box.append(table);
 }
 
 function svgData(svg) {
@@ -521,10 +575,29 @@ function refreshCompare() {
   return checkMeasure($('metric').value).then((checked) => {
     if (checked.error) {
       showError('err-compare', checked.error);
+      clearCompare();
       return undefined;
     }
     return showCompare(request);
   });
+}
+
+// An error leaves no earlier measure's table, charts or text on screen.
+function clearCompare() {
+  $('tests').tBodies[0].replaceChildren();
+  for (const id of ['diffs', 'scatter']) $(id).replaceChildren();
+  $('compare-chart').removeAttribute('src');
+  for (const id of ['compare-correction', 'compare-text', 'compare-command']) $(id).textContent = '';
+}
+
+// A query picked on a chart: shown where the page shows one query, One ranking's
+// "a query of the data", on run A's ranking.
+function showQuery(topic) {
+  setField('mode', 'data');
+  setField('topic', topic);
+  setField('er', 'a');
+  state.dirty.add('ranking');
+  location.hash = 'ranking';
 }
 
 // the measure box's name, checked by the server as the command line's -m reads it
@@ -536,6 +609,7 @@ function showCompare(request) {
   return runTab('compare', 'compare', request, (reply) => {
     if (reply.error) {
       showError('err-compare', reply.error);
+      clearCompare();
       return;
     }
     const body = $('tests').tBodies[0];
@@ -555,77 +629,17 @@ function showCompare(request) {
     }
     const a = new Map(reply.ok.values.a.map((r) => [r.topic, r.value]));
     const b = new Map(reply.ok.values.b.map((r) => [r.topic, r.value]));
-    const common = [...a.keys()].filter((t) => b.has(t));
+    const common = [...a.keys()].filter((t) => typeof a.get(t) === 'number' && typeof b.get(t) === 'number');
     drawBars($('diffs'), common.map((t) => b.get(t) - a.get(t)).sort((x, y) => x - y),
       `${$('metric').value}, B − A`);
-    drawScatter($('scatter'), common.map((t) => [a.get(t), b.get(t)]), runName('a'), runName('b'));
+    drawScatter($('scatter'), common.map((t) => ({ topic: t, a: a.get(t), b: b.get(t) })),
+      runName('a'), runName('b'), $('metric').value, showQuery);
     $('compare-chart').src = svgData(reply.ok.svg);
     $('compare-correction').textContent = reply.ok.correction
       ? `sig.: after the correction, p adjusted: ${reply.ok.correction}` : '';
     $('compare-text').textContent = reply.ok.text;
     $('compare-command').textContent = reply.ok.command;
   }, 'compare');
-}
-
-// ---- small SVG charts drawn here (the figures of the CLI come as SVG from the server) ----
-
-const SVG = 'http://www.w3.org/2000/svg';
-function svgElement(name, attributes) {
-  const el = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attributes)) el.setAttribute(k, v);
-  return el;
-}
-
-function chartFrame(box, width, height) {
-  const svg = svgElement('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img' });
-  box.replaceChildren(svg);
-  return svg;
-}
-
-function label(svg, x, y, text, anchor = 'middle') {
-  const t = svgElement('text', { x, y, 'text-anchor': anchor, class: 'axis' });
-  t.textContent = text;
-  svg.append(t);
-}
-
-function drawBars(box, values, caption) {
-  const W = 400; const H = 240; const L = 44; const B = 24; const T = 10;
-  const svg = chartFrame(box, W, H);
-  const top = Math.max(0.001, ...values.map(Math.abs));
-  const y = (v) => T + (H - T - B) * (1 - (v + top) / (2 * top));
-  const step = (W - L - 8) / Math.max(1, values.length);
-  svg.append(svgElement('line', { x1: L, x2: W - 4, y1: y(0), y2: y(0), class: 'zero' }));
-  values.forEach((v, i) => {
-    svg.append(svgElement('rect', {
-      x: L + i * step + step * 0.1, width: Math.max(1, step * 0.8),
-      y: Math.min(y(v), y(0)), height: Math.max(0.5, Math.abs(y(v) - y(0))),
-      class: v > 0 ? 'bar up' : 'bar down',
-    }));
-  });
-  label(svg, L - 4, y(top) + 4, `+${top.toFixed(2)}`, 'end');
-  label(svg, L - 4, y(-top) + 4, `−${top.toFixed(2)}`, 'end');
-  label(svg, L - 4, y(0) + 4, '0', 'end');
-  label(svg, (W + L) / 2, H - 6, `${values.length} queries: ${caption}`);
-}
-
-function drawScatter(box, points, nameA, nameB) {
-  const W = 400; const H = 240; const L = 44; const B = 30; const T = 10; // the square plot leaves room at the right
-  const svg = chartFrame(box, W, H);
-  const hi = Math.max(1e-9, ...points.flat());
-  const size = Math.min(W - L - 10, H - T - B);
-  const x = (v) => L + size * (v / hi);
-  const y = (v) => T + size * (1 - v / hi);
-  svg.append(svgElement('line', { x1: x(0), y1: y(0), x2: x(hi), y2: y(hi), class: 'zero' }));
-  svg.append(svgElement('rect', { x: L, y: T, width: size, height: size, class: 'frame' }));
-  for (const [a, b] of points) {
-    svg.append(svgElement('circle', { cx: x(a), cy: y(b), r: 3.5, class: b > a ? 'dot up' : b < a ? 'dot down' : 'dot' }));
-  }
-  label(svg, L + size / 2, H - 8, `A = ${nameA}`);
-  label(svg, L - 6, T + 10, hi.toFixed(2), 'end');
-  label(svg, L - 6, T + size, '0', 'end');
-  label(svg, L + size + 8, T + 12, `B = ${nameB}`, 'start');
-  label(svg, L + size + 8, T + 28, 'above the line:', 'start');
-  label(svg, L + size + 8, T + 42, 'B is better', 'start');
 }
 
 // ---- Interleaving: irscore interleave ----
@@ -664,8 +678,15 @@ function refreshInterleave() {
         const item = document.createElement('span');
         item.classList.add('shown', t[i] === 'A' ? 'team-a' : t[i] === 'B' ? 'team-b' : 'team-ab');
         if (c[i] === '1') item.classList.add('clicked');
-        item.textContent = `${t[i]}:${g[i]}${c[i] === '1' ? '✓' : ''}`;
-        item.title = d[i];
+        const grade = gradeStrip([g[i]]).firstChild;
+        if (Number(g[i]) < 0) {
+          grade.textContent = `${g[i].replace('-', '−')}→0`; // as the click model reads it
+          grade.classList.add('gneg');
+        }
+        item.append(`${t[i]} `, grade, c[i] === '1' ? ' ✓' : '');
+        item.title = `${d[i]}: team ${t[i]}, grade ${g[i]}`
+          + `${Number(g[i]) < 0 ? ' (counts as 0 for the click model)' : ''}`
+          + `${c[i] === '1' ? ', clicked' : ''}`;
         list.append(item);
       });
       cell(row, winner);
@@ -687,6 +708,7 @@ function currentTab() {
 }
 
 function showTab(tab) {
+  document.body.dataset.tab = tab;
   for (const t of TABS) {
     $(`tab-${t}`).hidden = t !== tab;
     document.querySelector(`[data-tab="${t}"]`).classList.toggle('active', t === tab);
@@ -754,6 +776,7 @@ async function generatePool(seed) {
 function dataEdited() {
   state.example = '';
   state.dataFromExample = false;
+  state.dropped = '';
   changed(TABS);
 }
 
@@ -821,8 +844,7 @@ function wire() {
     dataEdited();
   });
   $('share').addEventListener('click', async () => {
-    const params = await linkParams();
-    const url = `${location.origin}${location.pathname}?${params}#${currentTab()}`;
+    const url = await shareLink();
     $('share-url').value = url;
     $('share-url').hidden = false;
     $('share-url').select();
@@ -837,6 +859,7 @@ function showMode() {
 }
 
 async function start() {
+  FIELDS.correction = $('correction').value; // the server's page: irscore compare's default
   wire();
   const fromURL = await readURL();
   if (!fromURL) {
