@@ -30,9 +30,6 @@ pytestmark = [
     pytest.mark.slow,
 ]
 LEVELS = ("0.00", "0.10", "0.20", "0.30", "0.40", "0.50", "0.60", "0.70", "0.80", "0.90", "1.00")
-# issue 47's known duplicate (the Data tab's "ties" menu and One ranking's tie groups):
-# pagefix's part; this module checks that nothing else repeats
-KNOWN_REPEATED = {"ties"}
 # each chart mark's centre in the SVG's units, and the plot area that maps it to [0, 1]
 MARKS_JS = """([box, selector]) => {
   const area = document.querySelector(`#${box} .plot-area`);
@@ -400,12 +397,12 @@ def test_the_views_stay_in_their_frames(wb, size):
     try:
         open_curves(wb, "example=croft-ap")
         assert wb.outside_frames() == []
-        assert set(wb.repeated_ids()) <= KNOWN_REPEATED
+        assert wb.repeated_ids() == []
         wb.shot(f"learn-curves-{size['width']}")
         load(wb, "", "learn")
         wb.page.wait_for_selector("#learn-measures math")
         assert wb.outside_frames() == []
-        assert set(wb.repeated_ids()) <= KNOWN_REPEATED
+        assert wb.repeated_ids() == []
         wide = wb.page.evaluate("document.documentElement.scrollWidth")
         assert wide <= size["width"], "the Definitions tab scrolls sideways"
         narrow = wb.page.eval_on_selector_all(

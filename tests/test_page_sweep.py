@@ -25,9 +25,13 @@ pytestmark = [
 TABS = {
     "data": "Data",
     "metrics": "Metrics",
+    "curves": "P-R curve",
     "ranking": "One ranking",
     "compare": "Compare",
+    "queries": "Per query",
     "interleave": "Interleaving",
+    "playground": "Playground",
+    "learn": "Definitions",
 }
 # What each tab shows once its job is done.
 SHOWN = {
@@ -36,6 +40,10 @@ SHOWN = {
     "ranking": "#finals li",
     "compare": "#tests tbody tr",
     "interleave": "#verdict dd",
+    "curves": "#pr-average svg",
+    "queries": "#vs-chart svg",
+    "playground": "#pg-measures tbody tr",
+    "learn": "#learn-controls tbody tr",
 }
 # Where each tab shows its figures (not the CLI's text below them).
 FIGURES = {"metrics": "#means", "ranking": "#finals, #ranks", "interleave": "#verdict"}
@@ -108,16 +116,14 @@ def test_every_preset_loaded_from_its_menu_shows_its_worked_figures(page):
 
 def test_the_tie_groups_show_on_one_ranking(page):
     """The ties preset: One ranking lists the tied ranks and the order trec_eval's
-    convention gave them (red until pagefix: the list is written into Data's "ties"
-    menu, which has the same id)."""
+    convention gave them."""
     shown(page, "example=ties", "ranking")
     assert "ranks 1-3 tie at score 0.5; docno_desc order: x3, x2, x1" in page.text("#tab-ranking")
 
 
 def test_each_tab_by_its_link_shows_alone_with_no_repeated_id(page):
     """Each tab's link in the top bar: that tab alone is shown, its link marked and
-    named in the address; with its results drawn, no id repeats in the document (red
-    until pagefix: Data's "ties" menu and One ranking's tie list are both id="ties")."""
+    named in the address; with its results drawn, no id repeats in the document."""
     shown(page, QUICK, "data")
     seen, wanted = {}, {}
     for tab, label in TABS.items():
@@ -368,7 +374,7 @@ def test_malformed_links_say_what_is_wrong(page):
 
 def test_a_link_to_an_unknown_example_says_so(page):
     """?example=no-such: the page names the example it does not know, and logs no error
-    (red today: the message is overwritten at once and the preset's 404 is logged)."""
+    (it is checked against the menu, so no 404 is asked for and logged)."""
     page.open("example=no-such", "data")
     page.settle()
     assert "no-such" in page.text("#notice") + page.text("#status")

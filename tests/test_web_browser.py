@@ -145,8 +145,7 @@ def test_ranking_presets_show_their_figures(page, tmp_path):
     paths = files(tmp_path, PRESETS["ties"]["data"])
     shown = cli("explain", paths["qrels"], paths["a"], "--topic", "1", "-k", "4")
     assert page.page.evaluate("document.getElementById('explain-text').textContent") == shown
-    # the tie groups shown on One ranking itself (red until pagefix gives the Data tab's
-    # "ties" menu and this list ids of their own: today the list is written into the menu)
+    # the tie groups shown on One ranking itself (not in the Data tab's "ties" menu)
     tie = "ranks 1-3 tie at score 0.5; docno_desc order: x3, x2, x1"
     assert tie in shown and tie in page.text("#tab-ranking")
 

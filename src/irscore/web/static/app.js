@@ -737,6 +737,11 @@ function scheduleMetrics() {
 }
 
 async function loadPreset(name, refresh = true) {
+  if (![...$('preset').options].some((o) => o.value === name)) {  // a link's unknown example
+    showError('notice', { message: `This link's example "${name}" is not one of the page's: `
+      + 'choose one under Load an example. The page starts without it.' });
+    return;
+  }
   const response = await fetch(`/api/presets/${encodeURIComponent(name)}`);
   const preset = await response.json();
   if (!response.ok) {
