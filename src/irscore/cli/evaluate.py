@@ -277,7 +277,7 @@ def _read_ahead(args: argparse.Namespace) -> dict[str, Future]:
     if args.R != "qrels" or len(args.runs) != 1 or regular_file_size(args.qrels) is None:
         return {}
     size = regular_file_size(args.runs[0])
-    if size is None or size > READ_AHEAD:
+    if size is None or size > min(READ_AHEAD, STREAM_FROM):  # streamed: not read whole
         return {}
     from irscore.engine import threads, trec
 
