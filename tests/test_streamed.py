@@ -51,16 +51,18 @@ def streaming(monkeypatch, tmp_path):
 
 def whole(flags: list[str], qrels: Path, run_path: Path) -> str:
     """The text of the run read whole (the engine's path the golden tests check)."""
+    from irscore.cli import evaluate
     from irscore.engine import plain_evaluate
 
     out = io.StringIO()
-    original = plain_evaluate.trec_eval_text
+    original = plain_evaluate.trec_eval_text, evaluate.STREAM_FROM
     plain_evaluate.trec_eval_text = lambda *args, **kwargs: None
+    evaluate.STREAM_FROM = 1 << 62
     try:
         with redirect_stdout(out), redirect_stderr(io.StringIO()):
             assert main(["evaluate", *flags, str(qrels), str(run_path)]) == 0
     finally:
-        plain_evaluate.trec_eval_text = original
+        plain_evaluate.trec_eval_text, evaluate.STREAM_FROM = original
     return out.getvalue()
 
 
@@ -112,12 +114,18 @@ def test_ties_of_one_topic_across_many_blocks(streaming, tmp_path):
     docno), not block by block."""
     run = written(tmp_path / "r", [f"7 Q0 doc{i:04d} {i + 1} 1 tag\n" for i in range(300)])
     qrels = written(tmp_path / "q", ["7 0 doc0299 1\n", "7 0 doc0000 1\n"])
-    status, out, err = streaming(["-q", "-m", "recip_rank", "-m", "P.1"], qrels, run)
+    status, out, err = streaming(["-q", "-m", "recip_rank", "-m", "num_ret"], qrels, run)
     assert status == 0, err
     # trec_eval ranks tied documents by docno, descending: doc0299 first, doc0000 last
-    # (rank 300): recip_rank 1/1, P@1 1/1.
-    assert "recip_rank            \t7\t1.0000\n" in out
-    assert "P_1                   \t7\t1.0000\n" in out
+    # (rank 300): recip_rank 1/1 and map (1/1 + 2/300) / 2 = 0.50333.
+    assert out == (
+        "num_ret               \t7\t300\n"
+        "recip_rank            \t7\t1.0000\n"
+        "num_ret               \tall\t300\n"
+        "recip_rank            \tall\t1.0000\n"
+    )
+    status, out, err = streaming(["-m", "map"], qrels, run)
+    assert out == "map                   \tall\t0.5033\n"
 
 
 def test_a_topic_that_comes_back_is_read_again_through_the_spill(streaming, tmp_path):
