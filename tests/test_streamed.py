@@ -241,3 +241,48 @@ def test_the_spill_folder_is_removed_on_sigterm(tmp_path):
     assert child.wait(timeout=60) == 128 + signal.SIGTERM
     assert err.decode() == "irscore: terminated (SIGTERM)\n"
     assert list(temporary.iterdir()) == []
+
+
+def test_iter_evaluate_on_a_large_file_holds_a_bucket(tmp_path, monkeypatch):
+    """`irscore.iter_evaluate` on a run file above `STREAM_FROM` reads it through the
+    spill, a bucket of whole topics at a time (held rows flat as the run grows), and
+    yields the values the whole read gives (topics in another order), -c's judged
+    topics without results included; on a DataFrame reader's chunks, the same."""
+    import pandas as pd
+
+    import irscore
+    from irscore import api
+    from irscore.engine import topic_blocks
+
+    def values(run, qrels, **kwargs):
+        found = irscore.iter_evaluate(str(qrels), run, ["map", "P.5"], "all_qrels", **kwargs)
+        return sorted(found)
+
+    held = []
+    spilled = topic_blocks.spilled
+
+    def counted(parts, size):
+        for block in spilled(parts, size):
+            held[-1] = max(held[-1], block.table.num_rows)
+            yield block
+
+    for topics in (20, 200):
+        lines = run_lines(topics, 20)
+        random.Random(4).shuffle(lines)
+        run = written(tmp_path / f"r{topics}", lines)
+        qrels = written(tmp_path / f"q{topics}", qrels_lines(topics, 20))
+        expected = values(str(run), qrels)
+        assert len(expected) == 2 * (topics + 2)  # -c: 9001 and 9002 too
+        monkeypatch.setattr(api, "STREAM_FROM", 0)
+        monkeypatch.setattr(topic_blocks, "BLOCK", 1000)
+        monkeypatch.setattr(topic_blocks, "spilled", counted)
+        held.append(0)
+        assert values(str(run), qrels, rows=50) == expected
+        monkeypatch.undo()
+        names = ["topic", "q0", "docno", "rank", "score", "tag"]
+        grouped = sorted(lines, key=lambda line: int(line.split()[0]))
+        reader = pd.read_csv(
+            io.StringIO("".join(grouped)), sep=" ", names=names, dtype={"topic": str}, chunksize=37
+        )
+        assert values(reader, qrels, rows=50) == expected
+    assert 0 < held[1] <= held[0] + 20 < 200 * 20 // 10

@@ -33,7 +33,7 @@ from irscore.engine.evaluate import (
 from irscore.engine.measures.registry import is_text
 from irscore.engine.rank import Notes
 
-BLOCK = 1 << 22  # bytes of run text per block: a quarter of the readers' (its parse peaks lower)
+BLOCK = topic_blocks.BLOCK  # bytes of run text per block
 _READ = 1 << 20  # bytes of per-topic lines read back at a time
 _ADDED = 1 << 12  # topics whose values are added to the means at a time
 

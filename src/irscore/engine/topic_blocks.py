@@ -24,6 +24,7 @@ from irscore.engine import trec
 from irscore.engine.arrays import as_arrow, numpy_view
 from irscore.engine.columns import combine
 
+BLOCK = 1 << 22  # bytes of run text per block: a quarter of the readers' (a lower peak)
 SPILL_BYTES = 1 << 24  # run text per bucket when spilling, unless the blocks are smaller
 BUCKETS_UNSIZED = 256  # buckets for an input whose size is unknown (a pipe)
 _LINE = "_line"  # a spilled row's line number, kept beside its fields
