@@ -136,10 +136,13 @@ def iter_evaluate(
     `TopicValue(topic, measure, value)`, topic by topic (no mean: `evaluate` has it).
 
     `run` is what `evaluate` takes (read once, then scored about `rows` results at
-    a time, so what is built per result lives for one such chunk), or an iterable
-    of (qid, docno, score) tuples (ir_measures' ScoredDoc too), consumed about
-    `rows` results at a time, which must come topic by topic (a topic seen again
-    after others is an error). Topics come in byte order of their ids within a
+    a time, so what is built per result lives for one such chunk; a run file above
+    64 MiB is read a block of whole topics at a time through a private temporary
+    folder, so what is held is a block, not the file), or an iterable of (qid,
+    docno, score) tuples (ir_measures' ScoredDoc too) or of DataFrames (a reader's
+    chunks: `pandas.read_csv(..., chunksize=n)`), consumed about `rows` results at
+    a time, which must come topic by topic (a topic seen again after others is an
+    error). Topics come in byte order of their ids within a
     chunk; under `all_qrels` the judged topics without results come last.
 
     >>> import irscore
