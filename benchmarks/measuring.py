@@ -8,6 +8,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -99,22 +100,70 @@ def pytrec_command(qrels: Path, runs: list[Path], measures: list[str]) -> list[s
 
 
 def timed(command: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak resident MiB) of one process, its output thrown away.
+    """(wall seconds, peak resident MiB) of one process and every process it forks,
+    its output thrown away.
 
-    The peak is the child's rusage as /usr/bin/time reports it: a child forked
-    straight from this Python process would count this process's memory as its
-    own high-water mark.
+    The peak is the largest sum of the resident memory of the process and its
+    descendants (a forked worker counts), sampled every few milliseconds from
+    /proc, or the child's rusage as /usr/bin/time reports it where that is more
+    (a peak shorter than a sample): a child forked straight from this Python
+    process would count this process's memory as its own high-water mark.
     """
     start = time.perf_counter()
-    done = subprocess.run(
+    child = subprocess.Popen(
         ["/usr/bin/time", "-f", "%M", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
+    group = _GroupPeak(child.pid)
+    group.start()
+    try:
+        _, stderr = child.communicate()
+    finally:
+        group.stop()
     wall = time.perf_counter() - start
-    *error, peak = done.stderr.decode(errors="replace").rstrip("\n").split("\n")
-    if done.returncode != 0:
+    *error, peak = stderr.decode(errors="replace").rstrip("\n").split("\n")
+    if child.returncode != 0:
         tail = " | ".join(line for line in error[-3:] if not line.startswith("Command exited"))
-        raise ToolFailed(f"exit {done.returncode}: {tail}")
-    return wall, int(peak) / 1024
+        raise ToolFailed(f"exit {child.returncode}: {tail}")
+    return wall, max(int(peak) / 1024, group.peak / 2**20)
+
+
+class _GroupPeak(threading.Thread):
+    """The largest summed resident memory (bytes) of the descendants of `root` (not
+    `root` itself: /usr/bin/time), sampled until `stop`."""
+
+    PAGE = os.sysconf("SC_PAGE_SIZE")
+
+    def __init__(self, root: int):
+        super().__init__(daemon=True)
+        self.root, self.peak, self.done = root, 0, threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.02):
+            self.peak = max(self.peak, sum(map(self._resident, self._descendants())))
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join()
+
+    def _descendants(self) -> list[int]:
+        """Every process below `root`, from /proc's children lists."""
+        found, pending = [], [self.root]
+        while pending:
+            pid = pending.pop()
+            try:
+                children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            except OSError:
+                continue
+            found += map(int, children)
+            pending += map(int, children)
+        return found
+
+    def _resident(self, pid: int) -> int:
+        """A process's resident bytes now (0 once it has ended)."""
+        try:
+            return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * self.PAGE
+        except (OSError, IndexError, ValueError):
+            return 0
 
 
 @dataclass

@@ -59,6 +59,7 @@ class Memory:
 
 PLUS_100 = Memory("<= te + 100 MiB", lambda te: te + 100)  # below 1M lines
 TIMES_06 = Memory("<= 0.6x te", lambda te: 0.6 * te)  # at 7M lines and more
+FLAT_600 = Memory("<= 600 MiB", lambda te: 600)  # streamed by topic (issue 48 item 1)
 
 
 @dataclass(frozen=True)
@@ -88,10 +89,43 @@ def _synthetic(topics: int) -> Callable[[Path, bool], Inputs]:
         from evaluate_vs_trec_eval import generate
 
         n = max(topics // 100, 1) if quick else topics
-        qrels, run = generate(folder, n, "plain", False)
+        qrels, run = folder / f"qrels.{n * 1000}.plain", folder / f"run.{n * 1000}.plain"
+        if not (qrels.exists() and run.exists()):  # kept in --folder: 30M lines take minutes
+            qrels, run = generate(folder, n, "plain", False)
         return _generators().Inputs(qrels, [run], n * 1000)
 
     return build
+
+
+def _unsorted(topics: int) -> Callable[[Path, bool], Inputs]:
+    """`_synthetic`'s input with its run's lines shuffled (seeded): no topic's lines
+    are together, so a reader that streams by topic must spill."""
+
+    def build(folder: Path, quick: bool) -> Inputs:
+        inputs = _synthetic(topics)(folder, quick)
+        shuffled = inputs.runs[0].with_suffix(".shuffled")
+        if not shuffled.exists():
+            shuffle_lines(inputs.runs[0], shuffled)
+        return _generators().Inputs(inputs.qrels, [shuffled], inputs.lines)
+
+    return build
+
+
+def shuffle_lines(source: Path, target: Path, seed: int = 41) -> None:
+    """Write `source`'s lines to `target` in a seeded random order (one pass of numpy
+    over the bytes: the line starts, permuted, gathered a slice at a time)."""
+    import numpy as np
+
+    data = np.fromfile(source, np.uint8)
+    ends = np.flatnonzero(data == 10) + 1
+    starts = np.r_[0, ends[:-1]]
+    order = np.random.default_rng(seed).permutation(len(ends))
+    with open(target, "wb") as out:
+        for first in range(0, len(order), 1 << 20):
+            rows = order[first : first + (1 << 20)]
+            lengths = ends[rows] - starts[rows]
+            at = np.repeat(starts[rows] - np.r_[0, np.cumsum(lengths)[:-1]], lengths)
+            out.write(data[at + np.arange(int(lengths.sum()))].tobytes())
 
 
 def _marco(top: int, v2: bool = False) -> Callable[[Path, bool], Inputs]:
@@ -160,6 +194,21 @@ SHAPES = [
     Shape("synthetic1m", "synthetic 1,000 x 1,000", _synthetic(1000), 0.5, None),
     Shape(
         "synthetic10m", "synthetic 10,000 x 1,000 (10M lines)", _synthetic(10_000), 0.5, TIMES_06
+    ),
+    Shape("synthetic3m", "synthetic 3,000 x 1,000 (3M lines)", _synthetic(3000), 0.5, None),
+    Shape(
+        "synthetic30m",
+        "synthetic 30,000 x 1,000 (30M lines)",
+        _synthetic(30_000),
+        0.4,
+        FLAT_600,
+    ),
+    Shape(
+        "unsorted10m",
+        "synthetic 10,000 x 1,000, lines shuffled (10M)",
+        _unsorted(10_000),
+        0.5,
+        FLAT_600,
     ),
     Shape(
         "dl100runs",

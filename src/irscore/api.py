@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from irscore.engine import argument_types as check
 from irscore.engine.arguments import (
     changed_grid,
+    checked,
     conventions,
     measure_groups,
     qrels_input,
@@ -145,10 +146,13 @@ def iter_evaluate(
     `TopicValue(topic, measure, value)`, topic by topic (no mean: `evaluate` has it).
 
     `run` is what `evaluate` takes (read once, then scored about `rows` results at
-    a time, so what is built per result lives for one such chunk), or an iterable
-    of (qid, docno, score) tuples (ir_measures' ScoredDoc too), consumed about
-    `rows` results at a time, which must come topic by topic (a topic seen again
-    after others is an error). Topics come in byte order of their ids within a
+    a time, so what is built per result lives for one such chunk; a run file above
+    64 MiB is read a block of whole topics at a time through a private temporary
+    folder, so what is held is a block, not the file), or an iterable of (qid,
+    docno, score) tuples (ir_measures' ScoredDoc too) or of DataFrames (a reader's
+    chunks: `pandas.read_csv(..., chunksize=n)`), consumed about `rows` results at
+    a time, which must come topic by topic (a topic seen again after others is an
+    error). Topics come in byte order of their ids within a
     chunk; under `all_qrels` the judged topics without results come last.
 
     >>> import irscore
@@ -194,15 +198,91 @@ TopicValue(topic='q2', measure='recip_rank', value=1.0)]
                 yield TopicValue(str(topic), shown, float(part.values[name][i]))
 
     if _is_stream(run):
-        yield from _streamed(qrels_input(qrels), run, c, rows, scored)
+        yield from _streamed(qrels_input(qrels), _results(run), c, rows, scored)
         return
     qrels_table = qrels_input(qrels, True)
+    if _streams(qrels_table, run):
+        yield from _spilled_file(qrels_table, run, rows, scored)
+        return
     named = runs_input(run, records=True)
     if len(named) != 1:
         raise ValueError("iter_evaluate takes one run (evaluate takes a mapping of runs)")
     (records,) = named.values()
     for make in chunk_makers(qrels_table, records, rows):
         yield from scored(make())
+
+
+# From this size on, `iter_evaluate` reads a run file a block of whole topics at a time.
+STREAM_FROM = 64 << 20
+
+
+def _streams(qrels: Any, run: Any) -> bool:
+    """True for a run file larger than `STREAM_FROM` (or not a regular file) beside a
+    qrels file without subtopics: read a block of whole topics at a time."""
+    import stat
+
+    from irscore.engine import trec
+
+    if not isinstance(run, str | os.PathLike) or not isinstance(qrels, trec.Records):
+        return False
+    try:
+        info = os.stat(run)
+    except OSError:
+        return False  # its error comes from the readers
+    large = not stat.S_ISREG(info.st_mode) or info.st_size > STREAM_FROM
+    return large and "subtopic" not in qrels.table.column_names
+
+
+def _spilled_file(qrels, path, rows: int, scored) -> Iterator[TopicValue]:
+    """`iter_evaluate` of a large run file: its topics spilled into buckets of whole
+    topics (a private temporary folder, removed however the iteration ends), each
+    scored against its topics' judgments as it is read back, about `rows` results
+    at a time; -c's judged topics no bucket names, at the end. What is held is a
+    bucket and the qrels."""
+    import stat
+
+    from irscore.engine import topic_blocks, trec
+    from irscore.engine.input_checks import require_records
+    from irscore.engine.prepare import chunk_makers
+
+    by_topic = topic_blocks.QrelsByTopic(qrels)
+    parts = trec.RunParts(path, "auto", topic_blocks.BLOCK)
+    info = os.stat(path)
+    size = info.st_size if stat.S_ISREG(info.st_mode) else None
+    last = None
+    try:
+        for block in topic_blocks.spilled(parts, size):
+            for make in chunk_makers(by_topic.of(block), block, rows):
+                yield from scored(make())
+            last = block
+    except trec.Structured as structured:  # JSON or Parquet: read whole
+        records = checked(structured.records, "run")
+        for make in chunk_makers(qrels, records, rows):
+            yield from scored(make())
+        return
+    require_records(parts.parser.name, "run", parts.rows, parts.other_lines)
+    unseen = by_topic.unseen()
+    if unseen.table.num_rows and last is not None:
+        for make in chunk_makers(unseen, topic_blocks.empty_like(last), None):
+            yield from scored(make())
+
+
+def _results(run: Iterable) -> Iterator:
+    """The results of an iterable of tuples, or of DataFrames (a reader's chunks, as
+    `pandas.read_csv(..., chunksize=n)` gives them: each read as `evaluate` reads a
+    run frame), one (qid, docno, score) at a time."""
+    import pandas as pd
+
+    from irscore.engine.inputs import run_frame
+
+    for item in run:
+        if isinstance(item, pd.DataFrame):
+            frame = run_frame(item, "results")
+            yield from zip(
+                frame["topic"].astype(str), frame["docno"].astype(str), frame["score"], strict=True
+            )
+        else:
+            yield item
 
 
 def _is_stream(run: Any) -> bool:

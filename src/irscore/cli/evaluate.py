@@ -72,6 +72,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 # The largest run read beside its qrels (about 1.5M lines): past it, the qrels' reading
 # temporaries would add to the run's peak (+37 MiB at 10M lines) for little time.
 READ_AHEAD = 64 << 20
+# From this size on, a run is read a block of topics at a time (`streamed`), so that its
+# peak memory is a block's and its largest topic's, not the file's.
+STREAM_FROM = READ_AHEAD
 
 
 def run(args: argparse.Namespace) -> str | Iterator[bytes]:
@@ -126,7 +129,13 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         their trec_eval text). A worker (given the `spool`) formats the text, writes it
         there and returns its place instead of the values (both cores format; the
         parent only writes); in this process the text is formatted as it is written."""
-        run = checked(ahead.pop("run").result(), "run") if ahead else read_run(args, path)
+        run = None
+        if _streams(args, path, qrels, ahead, zscores):  # a block of topics at a time
+            run = _streamed_run(qrels, path, convention, groups, args, spool)
+            if isinstance(run, tuple):
+                return run
+        if run is None:
+            run = checked(ahead.pop("run").result(), "run") if ahead else read_run(args, path)
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
         described = run.describe() if args.verbose else None
         scored = []
@@ -224,6 +233,47 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     return as_text(named, convention, per_topic=args.q, form=args.format)
 
 
+def _streams(args: argparse.Namespace, path: str, qrels, ahead: dict, zscores) -> bool:
+    """True when a run is read a block of topics at a time (`streamed`): trec_eval's text
+    from a qrels without subtopics, without -Z or --verbose, of a run larger than
+    `STREAM_FROM` bytes or whose size is unknown (a pipe)."""
+    size = regular_file_size(path) if path != "-" else None
+    return (
+        not ahead
+        and (size is None or size > STREAM_FROM)
+        and args.format == "trec"
+        and args.R == "qrels"
+        and zscores is None
+        and not args.verbose
+        and "subtopic" not in qrels.table.column_names
+    )
+
+
+def _streamed_run(qrels, path: str, convention, groups: list, args, spool):
+    """`score`'s result for a run read a block of topics at a time, each group of
+    measures reading it again (a pipe: one group only); for a run in JSON or Parquet,
+    its records (read whole); None for a pipe under several groups (read whole)."""
+    from irscore.cli import streamed
+    from irscore.engine import trec
+    from irscore.engine.measures.groups import changed
+
+    if len(groups) > 1 and regular_file_size(path) is None:
+        return None
+    scored, runid = [], ""
+    for g in groups:
+        c = changed(convention, g.changes)
+        try:
+            lines, notes, runid = streamed.run_text(
+                qrels, path, c, g, args, lambda makers: _made_in_order(makers, spool is None)
+            )
+        except trec.Structured as structured:
+            return checked(structured.records, "run")
+        if spool is not None:
+            lines = spool.put(b"".join(lines))
+        scored.append((lines, {}, None, {}, notes.not_computed, notes))
+    return None, runid, scored
+
+
 def _read_ahead(args: argparse.Namespace) -> dict[str, Future]:
     """The qrels and a lone run, read on two threads from now on (Arrow's parsing and
     numpy's checks let go of the GIL), when both are regular files (a read of a pipe
@@ -233,7 +283,7 @@ def _read_ahead(args: argparse.Namespace) -> dict[str, Future]:
     if args.R != "qrels" or len(args.runs) != 1 or regular_file_size(args.qrels) is None:
         return {}
     size = regular_file_size(args.runs[0])
-    if size is None or size > READ_AHEAD:
+    if size is None or size > min(READ_AHEAD, STREAM_FROM):  # streamed: not read whole
         return {}
     from irscore.engine.reading import trec
     from irscore.engine.system import threads

@@ -49,6 +49,17 @@ class SkippedLines:
         order = np.argsort(first, kind="stable")
         return cls(first[order], count[order])
 
+    @classmethod
+    def between(cls, lines: np.ndarray) -> SkippedLines:
+        """The lines skipped around records on `lines` (1-based, ascending): record i's
+        `line_of` is then lines[i], for a block of a file's records."""
+        lines = np.asarray(lines, dtype=np.int64)
+        if not len(lines):
+            return cls.none()
+        gaps = np.diff(lines, prepend=0) - 1
+        runs = np.flatnonzero(gaps)
+        return cls(lines[runs] - gaps[runs], gaps[runs])
+
     def shifted(self, by: int) -> SkippedLines:
         """The same runs, `by` lines later."""
         return SkippedLines(self.first + by, self.count)

@@ -1,0 +1,166 @@
+"""A run file read as blocks of whole topics, so that what is held is a block (and the
+largest topic), never the file.
+
+A run grouped by topic (each topic's lines together, the topics in any order) is
+cut where a block's last topic begins: that topic goes on into the next block.
+When a topic comes back after others, `NotGrouped` is raised; the caller then
+reads the file again through `spilled`, which writes each block's rows into
+buckets of whole topics (files in a private temporary folder, removed however the
+read ends) and hands the buckets out one at a time. A bucket holds its topics'
+rows in file order, so the readers' line numbers and `file_order` stay right.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from collections.abc import Iterator
+
+import numpy as np
+import pyarrow as pa
+
+from irscore.engine import trec
+from irscore.engine.arrays import as_arrow, numpy_view
+from irscore.engine.columns import combine
+
+BLOCK = 1 << 22  # bytes of run text per block: a quarter of the readers' (a lower peak)
+SPILL_BYTES = 1 << 24  # run text per bucket when spilling, unless the blocks are smaller
+BUCKETS_UNSIZED = 256  # buckets for an input whose size is unknown (a pipe)
+_LINE = "_line"  # a spilled row's line number, kept beside its fields
+
+
+class NotGrouped(Exception):
+    """A topic came back after other topics: the run is not grouped by topic."""
+
+
+def grouped(parts: trec.RunParts) -> Iterator[trec.Records]:
+    """The run's records in blocks of whole topics, in file order; raises `NotGrouped`
+    at the first topic that comes back after others."""
+    finished: set[str] = set()
+    carry: list[tuple[pa.Table, np.ndarray]] = []  # the last topic so far, in pieces
+    carried = None  # its label
+    for raw, lines in parts:
+        codes = numpy_view(raw["topic"].chunk(0).indices)
+        labels = raw["topic"].chunk(0).dictionary
+        starts = np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1]
+        names = labels.take(as_arrow(codes[starts])).to_pylist()
+        if len(set(names)) != len(names) or not finished.isdisjoint(names):
+            raise NotGrouped
+        if carried is not None and names[0] != carried:
+            finished.add(carried)
+            if carried in names:
+                raise NotGrouped
+        last = int(starts[-1])
+        if last > 0 or names[0] != carried:  # the carried topic ends in this block
+            body = [*carry, (raw.slice(0, last), lines[:last])] if last else carry
+            if body:
+                yield _block(parts, body)
+            finished.update(names[:-1])
+            carry = []
+        carry.append((raw.slice(last), lines[last:]))
+        carried = names[-1]
+    if carry:
+        yield _block(parts, carry)
+
+
+def _block(parts: trec.RunParts, pieces: list[tuple[pa.Table, np.ndarray]]) -> trec.Records:
+    """One block's Records from pieces of raw fields and their line numbers."""
+    tables = [_single_chunks(raw) for raw, _ in pieces]
+    lines = np.concatenate([lines for _, lines in pieces])
+    raw = combine(tables) if len(tables) > 1 else tables[0]
+    return parts.records(raw, lines)
+
+
+def _single_chunks(raw: pa.Table) -> pa.Table:
+    """A table whose every column is one chunk (a slice's may be none)."""
+    return pa.table({name: _one(raw[name]) for name in raw.column_names})
+
+
+def _one(column: pa.ChunkedArray) -> pa.Array:
+    """A column as one array."""
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    return pa.concat_arrays(column.chunks) if column.num_chunks else pa.array([], column.type)
+
+
+def spilled(parts: trec.RunParts, size: int | None) -> Iterator[trec.Records]:
+    """The run's records in buckets of whole topics (each topic's rows in file order),
+    by way of files in a private temporary folder that is removed when the iteration
+    ends, however it ends (an error, Ctrl-C, a termination signal). `size`: the
+    input's bytes when known, to size the buckets (each about a block of the input)."""
+    each = parts.size or SPILL_BYTES
+    buckets = max(1, -(-size // each)) if size is not None else BUCKETS_UNSIZED
+    with tempfile.TemporaryDirectory(prefix="irscore-spill-") as folder:
+        writers: dict[int, pa.ipc.RecordBatchStreamWriter] = {}
+        bucket_of: dict[str, int] = {}
+        try:
+            for raw, lines in parts:
+                raw = _single_chunks(raw).append_column(_LINE, as_arrow(lines))
+                topic = raw["topic"].chunk(0)
+                names = topic.dictionary.to_pylist()
+                local = np.array(
+                    [bucket_of.setdefault(n, len(bucket_of) % buckets) for n in names],
+                    dtype=np.int64,
+                )
+                row_bucket = local[numpy_view(topic.indices)]
+                order = np.argsort(row_bucket, kind="stable")
+                ends = np.searchsorted(row_bucket[order], np.arange(buckets + 1))
+                for b in np.flatnonzero(np.diff(ends)).tolist():
+                    rows = raw.take(as_arrow(order[ends[b] : ends[b + 1]]))
+                    if b not in writers:
+                        sink = pa.OSFile(os.path.join(folder, f"{b}.arrow"), "wb")
+                        writers[b] = pa.ipc.new_stream(sink, rows.schema)
+                    writers[b].write_table(rows)
+        finally:
+            for writer in writers.values():
+                writer.close()
+        for b in sorted(writers):
+            path = os.path.join(folder, f"{b}.arrow")
+            with pa.OSFile(path, "rb") as source:
+                tables = [pa.Table.from_batches([batch]) for batch in pa.ipc.open_stream(source)]
+            os.unlink(path)
+            raw = combine(tables)
+            lines = numpy_view(raw[_LINE].chunk(0))
+            yield parts.records(raw.drop_columns([_LINE]), lines)
+
+
+class QrelsByTopic:
+    """The qrels, held whole, handed out topic by topic: each block of a run is scored
+    against its own topics' judgments, and -c's judged topics the run never names are
+    scored at the end (`unseen`)."""
+
+    def __init__(self, qrels: trec.Records):
+        self.qrels = qrels
+        topic = qrels.table["topic"].chunk(0) if qrels.table.num_rows else None
+        labels = topic.dictionary.to_pylist() if topic is not None else []
+        self.code_of = {label: i for i, label in enumerate(labels)}
+        codes = numpy_view(topic.indices) if topic is not None else np.zeros(0, np.int32)
+        self.order = np.argsort(codes, kind="stable").astype(np.int64)
+        counts = np.bincount(codes, minlength=len(labels)) if len(codes) else np.zeros(0, int)
+        self.starts = np.r_[0, np.cumsum(counts)].astype(np.int64)
+        self.seen = np.zeros(len(labels), dtype=bool)
+
+    def of(self, run: trec.Records) -> trec.Records:
+        """The judgments of the topics the block `run` names (marked as seen)."""
+        topic = run.table["topic"].chunk(0)
+        present = np.unique(numpy_view(topic.indices))
+        names = topic.dictionary.take(as_arrow(present)).to_pylist()
+        codes = [self.code_of[n] for n in names if n in self.code_of]
+        self.seen[codes] = True
+        return self._rows(np.array(codes, dtype=np.int64))
+
+    def unseen(self) -> trec.Records:
+        """The judgments of the topics no block named."""
+        return self._rows(np.flatnonzero(~self.seen))
+
+    def _rows(self, codes: np.ndarray) -> trec.Records:
+        """The qrels rows of these topic codes, in file order."""
+        pieces = [self.order[self.starts[k] : self.starts[k + 1]] for k in codes.tolist()]
+        rows = np.sort(np.concatenate(pieces)) if pieces else np.zeros(0, np.int64)
+        return dataclasses.replace(self.qrels, table=self.qrels.table.take(as_arrow(rows)))
+
+
+def empty_like(run: trec.Records) -> trec.Records:
+    """`run` without its rows (the stand-in run of -c's judged topics no block named)."""
+    return dataclasses.replace(run, table=run.table.slice(0, 0))
