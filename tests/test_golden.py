@@ -96,7 +96,7 @@ def test_output_equals_trec_eval_streamed_by_topic(
     import random
 
     from irscore.cli import evaluate, streamed
-    from irscore.engine import plain_evaluate
+    from irscore.engine.small import plain_evaluate
 
     monkeypatch.setattr(evaluate, "STREAM_FROM", 0)
     monkeypatch.setattr(streamed, "BLOCK", 2000)

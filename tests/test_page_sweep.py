@@ -343,9 +343,20 @@ def test_every_tab_reads_at_desktop_and_phone_width(page, size):
     page.size(size)
     problems = {}
     # pooled-trec: long run names and 25 queries
-    presets = ("croft-ap", "pooled-trec", "wiki-dcg", "interleave&B=1000", "interleave")
+    presets = {
+        "data": "croft-ap",
+        "metrics": "pooled-trec",
+        "curves": "pooled-trec",
+        "ranking": "wiki-dcg",
+        "compare": "interleave&B=1000",
+        "queries": "pooled-trec",
+        "interleave": "interleave",
+        "playground": "croft-ap",
+        "learn": "croft-ap",
+    }
+    assert list(presets) == list(TABS)
     try:
-        for tab, preset in zip(TABS, presets, strict=True):
+        for tab, preset in presets.items():
             shown(page, f"example={preset}", tab)
             page.wait("[...document.images].every(i => !i.src || i.complete)")
             page.page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")

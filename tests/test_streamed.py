@@ -1,5 +1,5 @@
 """`irscore evaluate` reads a large run a block of whole topics at a time
-(`irscore.cli.streamed`, `irscore.engine.topic_blocks`): what it holds is set by
+(`irscore.cli.streamed`, `irscore.engine.reading.topic_blocks`): what it holds is set by
 the block and the largest topic, not by the run; a run not grouped by topic goes
 through a spill folder that is removed however the command ends. Byte identity
 with trec_eval on the golden inputs, streamed, is in tests/test_golden.py.
@@ -30,7 +30,7 @@ def streaming(monkeypatch, tmp_path):
     temporary folders made under tmp_path/tmp; returns run(flags, qrels, run) ->
     (status, stdout, stderr)."""
     from irscore.cli import evaluate, streamed
-    from irscore.engine import plain_evaluate
+    from irscore.engine.small import plain_evaluate
 
     monkeypatch.setattr(evaluate, "STREAM_FROM", 0)
     monkeypatch.setattr(streamed, "BLOCK", 1000)
@@ -52,7 +52,7 @@ def streaming(monkeypatch, tmp_path):
 def whole(flags: list[str], qrels: Path, run_path: Path) -> str:
     """The text of the run read whole (the engine's path the golden tests check)."""
     from irscore.cli import evaluate
-    from irscore.engine import plain_evaluate
+    from irscore.engine.small import plain_evaluate
 
     out = io.StringIO()
     original = plain_evaluate.trec_eval_text, evaluate.STREAM_FROM
@@ -186,7 +186,7 @@ def test_rows_held_are_set_by_the_block_not_by_the_run(streaming, tmp_path, monk
 def test_the_spill_folder_is_removed_after_success_and_after_an_error(streaming, tmp_path):
     """A shuffled run spills into tmp/irscore-spill-*: gone after the output; and after
     a bad line near the end, which is one line naming the file and the line."""
-    from irscore.engine import topic_blocks
+    from irscore.engine.reading import topic_blocks
 
     lines = run_lines(20, 20)
     random.Random(2).shuffle(lines)
@@ -252,7 +252,7 @@ def test_iter_evaluate_on_a_large_file_holds_a_bucket(tmp_path, monkeypatch):
 
     import irscore
     from irscore import api
-    from irscore.engine import topic_blocks
+    from irscore.engine.reading import topic_blocks
 
     def values(run, qrels, **kwargs):
         found = irscore.iter_evaluate(str(qrels), run, ["map", "P.5"], "all_qrels", **kwargs)

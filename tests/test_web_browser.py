@@ -245,7 +245,9 @@ def test_compare_shows_the_cli_s_tests(page, tmp_path):
     said = "p adjusted: Holm over each test's 1 p-value, one per measure; alpha 0.05"
     assert page.text("#compare-correction") == f"sig.: after the correction, {said}"
     assert page.page.evaluate("document.querySelectorAll('#diffs rect').length") == 6
-    assert page.page.evaluate("document.querySelectorAll('#scatter circle').length") == 6
+    named = "[...document.querySelectorAll('#scatter .dot[data-topic]')]"  # a mark per point
+    topics = page.page.evaluate(f"{named}.flatMap(d => d.dataset.topics.split(' ')).sort()")
+    assert topics == ["1", "2", "3", "4", "5", "6"]  # each query once, where values meet too
     assert page.page.evaluate("document.getElementById('compare-chart').naturalWidth") > 500
 
 

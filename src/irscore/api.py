@@ -221,7 +221,7 @@ def _streams(qrels: Any, run: Any) -> bool:
     qrels file without subtopics: read a block of whole topics at a time."""
     import stat
 
-    from irscore.engine import trec
+    from irscore.engine.reading import trec
 
     if not isinstance(run, str | os.PathLike) or not isinstance(qrels, trec.Records):
         return False
@@ -241,9 +241,9 @@ def _spilled_file(qrels, path, rows: int, scored) -> Iterator[TopicValue]:
     bucket and the qrels."""
     import stat
 
-    from irscore.engine import topic_blocks, trec
-    from irscore.engine.input_checks import require_records
-    from irscore.engine.prepare import chunk_makers
+    from irscore.engine.ranking.input_checks import require_records
+    from irscore.engine.ranking.prepare import chunk_makers
+    from irscore.engine.reading import topic_blocks, trec
 
     by_topic = topic_blocks.QrelsByTopic(qrels)
     parts = trec.RunParts(path, "auto", topic_blocks.BLOCK)
@@ -273,7 +273,7 @@ def _results(run: Iterable) -> Iterator:
     run frame), one (qid, docno, score) at a time."""
     import pandas as pd
 
-    from irscore.engine.inputs import run_frame
+    from irscore.engine.reading.inputs import run_frame
 
     for item in run:
         if isinstance(item, pd.DataFrame):

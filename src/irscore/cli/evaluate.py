@@ -254,8 +254,8 @@ def _streamed_run(qrels, path: str, convention, groups: list, args, spool):
     measures reading it again (a pipe: one group only); for a run in JSON or Parquet,
     its records (read whole); None for a pipe under several groups (read whole)."""
     from irscore.cli import streamed
-    from irscore.engine import trec
     from irscore.engine.measures.groups import changed
+    from irscore.engine.reading import trec
 
     if len(groups) > 1 and regular_file_size(path) is None:
         return None

@@ -1,5 +1,5 @@
 """trec_eval's text of a run read a block of whole topics at a time
-(`irscore.engine.topic_blocks`), so that memory holds a block, not the run.
+(`irscore.engine.reading.topic_blocks`), so that memory holds a block, not the run.
 
 Each block is scored against its own topics' judgments (the qrels are held whole),
 a chunk of topics at a time. A chunk's per-topic lines go to one file, its values
@@ -21,7 +21,6 @@ from typing import BinaryIO
 import numpy as np
 
 from irscore.cli.common import regular_file_size
-from irscore.engine import topic_blocks, trec, trec_eval_text
 from irscore.engine.evaluate import (
     CHUNK_TOPICS,
     RunningMeans,
@@ -31,7 +30,9 @@ from irscore.engine.evaluate import (
     topic_value_makers,
 )
 from irscore.engine.measures.registry import is_text
-from irscore.engine.rank import Notes
+from irscore.engine.output import trec_eval_text
+from irscore.engine.ranking.rank import Notes
+from irscore.engine.reading import topic_blocks, trec
 
 BLOCK = topic_blocks.BLOCK  # bytes of run text per block
 _READ = 1 << 20  # bytes of per-topic lines read back at a time
@@ -68,13 +69,13 @@ def run_text(
             parts = trec.RunParts(path, args.run_format, size)
             spool = _Spool(c, g, args.q)
             _score(topic_blocks.spilled(parts, length), by_topic, spool, c, g, made)
-        from irscore.engine.input_checks import require_records
+        from irscore.engine.ranking.input_checks import require_records
 
         require_records(parts.parser.name, "run", parts.rows, parts.other_lines)
         if parts.parser.bom:
             import sys
 
-            from irscore.engine.input_checks import bom_note
+            from irscore.engine.ranking.input_checks import bom_note
 
             print(f"irscore: note: {bom_note(parts.parser.name)}", file=sys.stderr)
         unseen = by_topic.unseen()

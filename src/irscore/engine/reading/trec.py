@@ -246,7 +246,7 @@ class Structured(Exception):
 class RunParts:
     """A run file's records block by block, each as its raw fields (one chunk a column)
     and each record's line number, so a reader can hold a block, not the file
-    (`irscore.engine.topic_blocks`). Iterating raises `Structured` for JSON or Parquet."""
+    (`irscore.engine.reading.topic_blocks`). Iterating raises `Structured` for JSON or Parquet."""
 
     def __init__(self, path: str | os.PathLike, fmt: str = "auto", size: int | None = None):
         self.path, self.fmt, self.size = path, fmt, size
@@ -261,7 +261,7 @@ class RunParts:
         with _blocks(self.path, lambda: parser.lines, self.size) as (blocks, compression, stream):
             self.compression = compression
             if self.fmt in ("auto", "json", "parquet"):
-                from irscore.engine import run_files
+                from irscore.engine.reading import run_files
 
                 structured = run_files.read(stream, parser.name, compression, self.fmt)
                 if structured is not None:

@@ -711,7 +711,7 @@ function showTab(tab) {
   document.body.dataset.tab = tab;
   for (const t of TABS) {
     $(`tab-${t}`).hidden = t !== tab;
-    document.querySelector(`[data-tab="${t}"]`).classList.toggle('active', t === tab);
+    document.querySelector(`nav a[data-tab="${t}"]`).classList.toggle('active', t === tab);
   }
   if (location.hash.slice(1) !== tab) history.replaceState(null, '', `${location.pathname}${location.search}#${tab}`);
   if (tab !== 'data' && tab !== 'metrics' && state.dirty.has(tab)) REFRESH[tab]();

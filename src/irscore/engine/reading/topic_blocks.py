@@ -20,9 +20,9 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 
-from irscore.engine import trec
-from irscore.engine.arrays import as_arrow, numpy_view
-from irscore.engine.columns import combine
+from irscore.engine.reading import trec
+from irscore.engine.reading.columns import combine
+from irscore.engine.system.arrays import as_arrow, numpy_view
 
 BLOCK = 1 << 22  # bytes of run text per block: a quarter of the readers' (a lower peak)
 SPILL_BYTES = 1 << 24  # run text per bucket when spilling, unless the blocks are smaller
