@@ -251,7 +251,7 @@ def test_iter_evaluate_on_a_large_file_holds_a_bucket(tmp_path, monkeypatch):
     import pandas as pd
 
     import irscore
-    from irscore import api
+    from irscore import api_streams
     from irscore.engine.reading import topic_blocks
 
     def values(run, qrels, **kwargs):
@@ -273,7 +273,7 @@ def test_iter_evaluate_on_a_large_file_holds_a_bucket(tmp_path, monkeypatch):
         qrels = written(tmp_path / f"q{topics}", qrels_lines(topics, 20))
         expected = values(str(run), qrels)
         assert len(expected) == 2 * (topics + 2)  # -c: 9001 and 9002 too
-        monkeypatch.setattr(api, "STREAM_FROM", 0)
+        monkeypatch.setattr(api_streams, "STREAM_FROM", 0)
         monkeypatch.setattr(topic_blocks, "BLOCK", 1000)
         monkeypatch.setattr(topic_blocks, "spilled", counted)
         held.append(0)

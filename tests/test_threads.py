@@ -13,8 +13,8 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
+from irscore.cli import chunked, main
 from irscore.cli import evaluate as cli_evaluate
-from irscore.cli import main
 from irscore.engine.reading import trec
 from irscore.engine.system import threads
 
@@ -136,8 +136,8 @@ def test_chunks_made_on_two_threads_come_in_order():
         return lambda: time.sleep(0.02 * (5 - k)) or k
 
     makers = [maker(k) for k in range(6)]
-    assert list(cli_evaluate._made_in_order(makers, True)) == list(range(6))
-    assert list(cli_evaluate._made_in_order(makers, False)) == list(range(6))
+    assert list(chunked.made_in_order(makers, True)) == list(range(6))
+    assert list(chunked.made_in_order(makers, False)) == list(range(6))
 
 
 def test_a_chunks_error_is_raised_in_its_turn():
@@ -154,7 +154,7 @@ def test_a_chunks_error_is_raised_in_its_turn():
 
     out = []
     with pytest.raises(ValueError, match="chunk 2"):
-        for k in cli_evaluate._made_in_order([maker(k) for k in range(5)], True):
+        for k in chunked.made_in_order([maker(k) for k in range(5)], True):
             out.append(k)
     assert out == [0, 1]
 

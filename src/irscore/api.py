@@ -18,10 +18,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from irscore import api_streams
 from irscore.engine import argument_types as check
 from irscore.engine.arguments import (
     changed_grid,
-    checked,
     conventions,
     measure_groups,
     qrels_input,
@@ -197,12 +197,14 @@ TopicValue(topic='q2', measure='recip_rank', value=1.0)]
             for name, shown in names:
                 yield TopicValue(str(topic), shown, float(part.values[name][i]))
 
-    if _is_stream(run):
-        yield from _streamed(qrels_input(qrels), _results(run), c, rows, scored)
+    if api_streams.is_stream(run):
+        yield from api_streams.streamed(
+            qrels_input(qrels), api_streams.results(run), c, rows, scored
+        )
         return
     qrels_table = qrels_input(qrels, True)
-    if _streams(qrels_table, run):
-        yield from _spilled_file(qrels_table, run, rows, scored)
+    if api_streams.streams(qrels_table, run):
+        yield from api_streams.spilled_file(qrels_table, run, rows, scored)
         return
     named = runs_input(run, records=True)
     if len(named) != 1:
@@ -210,138 +212,6 @@ TopicValue(topic='q2', measure='recip_rank', value=1.0)]
     (records,) = named.values()
     for make in chunk_makers(qrels_table, records, rows):
         yield from scored(make())
-
-
-# From this size on, `iter_evaluate` reads a run file a block of whole topics at a time.
-STREAM_FROM = 64 << 20
-
-
-def _streams(qrels: Any, run: Any) -> bool:
-    """True for a run file larger than `STREAM_FROM` (or not a regular file) beside a
-    qrels file without subtopics: read a block of whole topics at a time."""
-    import stat
-
-    from irscore.engine.reading import trec
-
-    if not isinstance(run, str | os.PathLike) or not isinstance(qrels, trec.Records):
-        return False
-    try:
-        info = os.stat(run)
-    except OSError:
-        return False  # its error comes from the readers
-    large = not stat.S_ISREG(info.st_mode) or info.st_size > STREAM_FROM
-    return large and "subtopic" not in qrels.table.column_names
-
-
-def _spilled_file(qrels, path, rows: int, scored) -> Iterator[TopicValue]:
-    """`iter_evaluate` of a large run file: its topics spilled into buckets of whole
-    topics (a private temporary folder, removed however the iteration ends), each
-    scored against its topics' judgments as it is read back, about `rows` results
-    at a time; -c's judged topics no bucket names, at the end. What is held is a
-    bucket and the qrels."""
-    import stat
-
-    from irscore.engine.ranking.input_checks import require_records
-    from irscore.engine.ranking.prepare import chunk_makers
-    from irscore.engine.reading import topic_blocks, trec
-
-    by_topic = topic_blocks.QrelsByTopic(qrels)
-    parts = trec.RunParts(path, "auto", topic_blocks.BLOCK)
-    info = os.stat(path)
-    size = info.st_size if stat.S_ISREG(info.st_mode) else None
-    last = None
-    try:
-        for block in topic_blocks.spilled(parts, size):
-            for make in chunk_makers(by_topic.of(block), block, rows):
-                yield from scored(make())
-            last = block
-    except trec.Structured as structured:  # JSON or Parquet: read whole
-        records = checked(structured.records, "run")
-        for make in chunk_makers(qrels, records, rows):
-            yield from scored(make())
-        return
-    require_records(parts.parser.name, "run", parts.rows, parts.other_lines)
-    unseen = by_topic.unseen()
-    if unseen.table.num_rows and last is not None:
-        for make in chunk_makers(unseen, topic_blocks.empty_like(last), None):
-            yield from scored(make())
-
-
-def _results(run: Iterable) -> Iterator:
-    """The results of an iterable of tuples, or of DataFrames (a reader's chunks, as
-    `pandas.read_csv(..., chunksize=n)` gives them: each read as `evaluate` reads a
-    run frame), one (qid, docno, score) at a time."""
-    import pandas as pd
-
-    from irscore.engine.reading.inputs import run_frame
-
-    for item in run:
-        if isinstance(item, pd.DataFrame):
-            frame = run_frame(item, "results")
-            yield from zip(
-                frame["topic"].astype(str), frame["docno"].astype(str), frame["score"], strict=True
-            )
-        else:
-            yield item
-
-
-def _is_stream(run: Any) -> bool:
-    """True for an iterable of results (not a path, a DataFrame or a dict run)."""
-    import pandas as pd
-
-    return not isinstance(run, str | os.PathLike | pd.DataFrame | Mapping) and isinstance(
-        run, Iterable
-    )
-
-
-def _streamed(qrels, results, c: Convention, rows: int, scored) -> Iterator[TopicValue]:
-    """`iter_evaluate` of an iterable of (qid, docno, score): chunks of whole topics, each
-    scored against its topics' judgments; -c's judged topics never seen, at the end."""
-    import pandas as pd
-
-    from irscore.engine.ranking.prepare import prepare
-    from irscore.engine.reading.errors import InputError
-    from irscore.engine.reading.inputs import qrels_frame, run_frame
-
-    judged = qrels_frame(qrels) if not isinstance(qrels, pd.DataFrame) else qrels
-    judged_topics = judged["topic"].astype(str)
-    seen: set[str] = set()
-    chunk: list[tuple[str, str, float]] = []
-    current = None
-
-    def flush() -> Iterator[TopicValue]:
-        frame = run_frame(pd.DataFrame(chunk, columns=["topic", "docno", "score"]), "results")
-        topics = set(frame["topic"].astype(str))
-        part = judged[judged_topics.isin(topics).to_numpy()]
-        seen.update(topics)
-        chunk.clear()
-        if len(part):  # a chunk of topics without judgments scores nothing
-            yield from scored(prepare(part, frame))
-
-    for row, result in enumerate(results):
-        fields = tuple(result) if isinstance(result, Iterable) else ()
-        if len(fields) != 3:
-            raise InputError(f"results row {row}: expected (qid, docno, score), got {result!r}")
-        topic = str(fields[0])
-        if topic != current:
-            if topic in seen:
-                raise InputError(
-                    f"results row {row}: topic {topic} comes again after other topics "
-                    "(iter_evaluate reads results topic by topic)"
-                )
-            if len(chunk) >= rows:
-                yield from flush()
-            if current is not None:
-                seen.add(current)
-            current = topic
-        chunk.append((topic, str(fields[1]), fields[2]))
-    if chunk:
-        yield from flush()
-    if c.complete:
-        unseen = judged[~judged_topics.isin(seen).to_numpy()]
-        if len(unseen):
-            empty = run_frame(pd.DataFrame(columns=["topic", "docno", "score"]), "results")
-            yield from scored(prepare(unseen, empty))
 
 
 def write_run(path: str | os.PathLike, run: RunInput) -> None:

@@ -32,7 +32,7 @@ from irscore.engine.evaluate import (
 from irscore.engine.measures.registry import is_text
 from irscore.engine.output import trec_eval_text
 from irscore.engine.ranking.rank import Notes
-from irscore.engine.reading import topic_blocks, trec
+from irscore.engine.reading import run_parts, topic_blocks, trec
 
 BLOCK = topic_blocks.BLOCK  # bytes of run text per block
 _READ = 1 << 20  # bytes of per-topic lines read back at a time
@@ -57,7 +57,7 @@ def run_text(
     spool, size = None, BLOCK
     try:
         if length is not None:
-            parts = trec.RunParts(path, args.run_format, size)
+            parts = run_parts.RunParts(path, args.run_format, size)
             spool = _Spool(c, g, args.q)
             try:
                 _score(topic_blocks.grouped(parts), by_topic, spool, c, g, made)
@@ -66,7 +66,7 @@ def run_text(
                 spool = None
                 by_topic.seen[:] = False
         if spool is None:
-            parts = trec.RunParts(path, args.run_format, size)
+            parts = run_parts.RunParts(path, args.run_format, size)
             spool = _Spool(c, g, args.q)
             _score(topic_blocks.spilled(parts, length), by_topic, spool, c, g, made)
         from irscore.engine.ranking.input_checks import require_records

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 
-from irscore.engine.reading import trec
+from irscore.engine.reading import run_parts, trec
 from irscore.engine.reading.columns import combine
 from irscore.engine.system.arrays import as_arrow, numpy_view
 
@@ -34,7 +34,7 @@ class NotGrouped(Exception):
     """A topic came back after other topics: the run is not grouped by topic."""
 
 
-def grouped(parts: trec.RunParts) -> Iterator[trec.Records]:
+def grouped(parts: run_parts.RunParts) -> Iterator[trec.Records]:
     """The run's records in blocks of whole topics, in file order; raises `NotGrouped`
     at the first topic that comes back after others."""
     finished: set[str] = set()
@@ -64,7 +64,7 @@ def grouped(parts: trec.RunParts) -> Iterator[trec.Records]:
         yield _block(parts, carry)
 
 
-def _block(parts: trec.RunParts, pieces: list[tuple[pa.Table, np.ndarray]]) -> trec.Records:
+def _block(parts: run_parts.RunParts, pieces: list[tuple[pa.Table, np.ndarray]]) -> trec.Records:
     """One block's Records from pieces of raw fields and their line numbers."""
     tables = [_single_chunks(raw) for raw, _ in pieces]
     lines = np.concatenate([lines for _, lines in pieces])
@@ -84,7 +84,7 @@ def _one(column: pa.ChunkedArray) -> pa.Array:
     return pa.concat_arrays(column.chunks) if column.num_chunks else pa.array([], column.type)
 
 
-def spilled(parts: trec.RunParts, size: int | None) -> Iterator[trec.Records]:
+def spilled(parts: run_parts.RunParts, size: int | None) -> Iterator[trec.Records]:
     """The run's records in buckets of whole topics (each topic's rows in file order),
     by way of files in a private temporary folder that is removed when the iteration
     ends, however it ends (an error, Ctrl-C, a termination signal). `size`: the

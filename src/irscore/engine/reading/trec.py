@@ -222,8 +222,8 @@ def _umask() -> int:
 def _read(path: str | os.PathLike, role: str, fmt: str) -> Records:
     """Parse a whole input block by block into the role's canonical columns (a run in
     JSON or Parquet whole, `run_files`)."""
-    parser = _Parser(streams.display_name(path), role, fmt)
-    with _blocks(path, lambda: parser.lines) as (blocks, compression, stream):
+    parser = Parser(streams.display_name(path), role, fmt)
+    with line_blocks(path, lambda: parser.lines) as (blocks, compression, stream):
         if role == "run" and fmt in ("auto", "json", "parquet"):
             from irscore.engine.reading import run_files
 
@@ -235,83 +235,13 @@ def _read(path: str | os.PathLike, role: str, fmt: str) -> Records:
     return parser.records(compression)
 
 
-class Structured(Exception):
-    """A run in JSON or Parquet, read whole (`records`): it has no lines to stream."""
-
-    def __init__(self, records: Records):
-        super().__init__(records.source)
-        self.records = records
-
-
-class RunParts:
-    """A run file's records block by block, each as its raw fields (one chunk a column)
-    and each record's line number, so a reader can hold a block, not the file
-    (`irscore.engine.reading.topic_blocks`). Iterating raises `Structured` for JSON or Parquet."""
-
-    def __init__(self, path: str | os.PathLike, fmt: str = "auto", size: int | None = None):
-        self.path, self.fmt, self.size = path, fmt, size
-        self.parser = _Parser(streams.display_name(path), "run", fmt)
-        self.compression: str | None = None
-        self.other_lines = 0  # the lines without a record so far
-        self.rows = 0  # the records so far
-        self.last: pa.Table | None = None  # the last record so far, as raw fields
-
-    def __iter__(self) -> Iterator[tuple[pa.Table, np.ndarray]]:
-        parser = self.parser
-        with _blocks(self.path, lambda: parser.lines, self.size) as (blocks, compression, stream):
-            self.compression = compression
-            if self.fmt in ("auto", "json", "parquet"):
-                from irscore.engine.reading import run_files
-
-                structured = run_files.read(stream, parser.name, compression, self.fmt)
-                if structured is not None:
-                    raise Structured(structured)
-            for block in blocks:
-                before, known = parser.lines, len(parser.skipped)
-                parser.feed(block)
-                skipped = SkippedLines.joined(parser.skipped[known:])
-                del parser.skipped[known:]
-                self.other_lines += len(skipped)
-                if not parser.tables:
-                    continue
-                raw = combine(parser.tables)
-                self.rows += raw.num_rows
-                self.last = raw.slice(raw.num_rows - 1)
-                lines = np.arange(before + 1, before + 1 + raw.num_rows + len(skipped))
-                keep = np.ones(len(lines), dtype=bool)
-                keep[skipped.lines() - before - 1] = False
-                yield raw, lines[keep]
-
-    def runid(self) -> str:
-        """The tag of the run's last record (trec_eval's runid), once every block is read."""
-        if self.last is None:
-            return ""
-        return canonical(self.last, self.parser.layout, "run", self.parser.name)["tag"][0].as_py()
-
-    def records(self, raw: pa.Table, lines: np.ndarray) -> Records:
-        """Records of raw fields (whole topics, for a layout that numbers ranks itself)
-        whose records sit on `lines` (ascending)."""
-        parser = self.parser
-        table = canonical(raw, parser.layout, "run", parser.name)
-        unread = parser.unread_rank[0] if parser.unread_rank else None
-        return Records(
-            table,
-            parser.name,
-            parser.layout,
-            SkippedLines.between(lines),
-            self.compression,
-            bom=parser.bom,
-            unread_rank=unread,
-        )
-
-
 def data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
     """(line number, line, fields split on whitespace) of each data line of a small
     input (preferences, judgment groups, z-scores), read as qrels and runs are: any
     compression, a byte order mark skipped, lines bounded; blank and `#` lines
     skipped, bytes that are not UTF-8 an error naming the line."""
     name, line_no, position = streams.display_name(path), 0, 0
-    with _blocks(path, lambda: line_no) as (blocks, _, _stream):
+    with line_blocks(path, lambda: line_no) as (blocks, _, _stream):
         for block in blocks:
             start = len(_BOM) if position == 0 and block.startswith(_BOM) else 0
             position += start
@@ -331,7 +261,7 @@ def data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
 
 
 @contextlib.contextmanager
-def _blocks(
+def line_blocks(
     path: str | os.PathLike, lines: Callable[[], int], most: int | None = None
 ) -> Iterator[tuple[Iterator[bytes], str | None, BinaryIO]]:
     """An input's blocks of whole lines (of about `most` bytes at most, when given), its
@@ -358,7 +288,7 @@ def _blocks(
         raise InputError(f"{name}: cannot read: {err.strerror or err}") from None
 
 
-class _Parser:
+class Parser:
     """Turns blocks of whole lines into Arrow tables of raw fields, remembering skipped lines."""
 
     def __init__(self, name: str, role: str, fmt: str):
