@@ -15,7 +15,7 @@ import pytest
 
 from irscore.cli import chunked, main
 from irscore.cli import evaluate as cli_evaluate
-from irscore.engine.reading import trec
+from irscore.engine.reading import run_parts, trec
 from irscore.engine.system import threads
 
 
@@ -61,6 +61,9 @@ def where_inputs_are_read(monkeypatch) -> list[tuple[str, bool]]:
 
     monkeypatch.setattr(trec, "read_qrels_records", recorded("qrels", trec.read_qrels_records))
     monkeypatch.setattr(trec, "read_run_records", recorded("run", trec.read_run_records))
+    # a pipe's run is read a block of topics at a time (cli/streamed), its blocks here
+    iterate = run_parts.RunParts.__iter__
+    monkeypatch.setattr(run_parts.RunParts, "__iter__", recorded("run", iterate))
     return seen
 
 

@@ -13,7 +13,7 @@ import importlib
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from irscore.engine.reading import errors
@@ -108,9 +108,10 @@ def blocks(stream: BinaryIO, size: int | None = None, limit: int | None = None) 
     a newline (the last block may end without one); one read of every byte. A line
     longer than `limit` bytes (default `max_line()`) raises LineTooLong."""
     size, limit = size or BLOCK, limit or max_line()
+    read = _waking_reader(stream) if _is_pipe(stream) else lambda stream, size: stream.read(size)
     rest = b""
     while True:
-        data = stream.read(size)
+        data = read(stream, size)
         if not data:
             break
         data = rest + data if rest else data
@@ -124,6 +125,41 @@ def blocks(stream: BinaryIO, size: int | None = None, limit: int | None = None) 
             raise LineTooLong(0, limit)
     if rest:
         yield rest
+
+
+def _is_pipe(stream: BinaryIO) -> bool:
+    """True for a pipe or FIFO read as it is (not through a decompressor)."""
+    try:
+        return stat.S_ISFIFO(os.fstat(stream.fileno()).st_mode) and hasattr(stream, "read1")
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
+def _waking_reader(stream: BinaryIO) -> Callable[[BinaryIO, int], bytes]:
+    """A read of up to `size` bytes of a pipe, fewer only at its end, that waits for data
+    a quarter second at a time: a termination signal the kernel hands to another thread
+    (Arrow's) leaves a blocked read asleep, so this thread looks up between waits and its
+    handler runs (SIGTERM ends a command that waits on a pipe). The first read takes
+    what `open_input`'s peek left in the buffer, which the pipe no longer signals."""
+    import select
+
+    buffered = True
+
+    def read(stream: BinaryIO, size: int) -> bytes:
+        nonlocal buffered
+        pieces, got = [], 0
+        while got < size:
+            while not buffered and not select.select([stream], [], [], 0.25)[0]:
+                pass
+            buffered = False
+            data = stream.read1(size - got)
+            if not data:
+                break
+            pieces.append(data)
+            got += len(data)
+        return b"".join(pieces)
+
+    return read
 
 
 def _check_lines(block: bytes, limit: int) -> None:
