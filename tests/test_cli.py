@@ -8,24 +8,17 @@ import os
 import shutil
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import redirect_stdout
 
 import pandas as pd
 import pytest
 import scipy.stats
+from cli_calls import called as run_cli
 
-from irscore.cli import main
 from irscore.engine.reading.trec import write_run
 from irscore.pipeline.analyzers import Analyzer
 from irscore.pipeline.exports import read_docs, read_queries
 from irscore.pipeline.retrieve import retrieve
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

@@ -10,21 +10,12 @@ from __future__ import annotations
 import io
 import itertools
 import math
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from irscore.cli import main
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main([str(a) for a in argv])
-    return status, out.getvalue(), err.getvalue()
+from cli_calls import called as run_cli
 
 
 def write(folder: Path, name: str, text: str) -> Path:

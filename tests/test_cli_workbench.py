@@ -6,25 +6,16 @@ import io
 import json
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 
 import pandas as pd
 import pytest
-
-from irscore.cli import main
+from cli_calls import called as run_cli
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n3 0 f 1\n"
 RUN_A = "1 Q0 b 1 0.9 A\n1 Q0 a 2 0.5 A\n1 Q0 c 3 0.4 A\n2 Q0 e 1 0.9 A\n2 Q0 d 2 0.2 A\n"
 RUN_A += "3 Q0 x 1 0.9 A\n3 Q0 f 2 0.1 A\n"
 RUN_B = "1 Q0 a 1 0.9 B\n1 Q0 c 2 0.5 B\n1 Q0 b 3 0.4 B\n2 Q0 d 1 0.9 B\n2 Q0 e 2 0.2 B\n"
 RUN_B += "3 Q0 f 1 0.9 B\n3 Q0 x 2 0.1 B\n"
-
-
-def run_cli(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main([str(a) for a in argv])
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import io
 import re
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from irscore.cli import main
+from cli_calls import printed as cli
+
 from irscore.web import presets, worker
 
 DATA = presets.PRESETS["interleave"]["data"]
@@ -18,13 +17,6 @@ def page(kind: str, request: dict, folder: Path) -> dict:
     """The page's job on `request`, its inputs written into `folder` as the server does."""
     folder.mkdir()
     return worker.run(kind, worker.write_inputs(request, folder), folder)
-
-
-def cli(*argv: str) -> str:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        assert main(list(argv)) == 0, err.getvalue()
-    return out.getvalue()
 
 
 def test_the_page_applies_compare_s_default_correction_and_says_which(tmp_path):

@@ -4,28 +4,19 @@ one release with a note (docs/evaluating.md's table lists them, and this checks 
 
 from __future__ import annotations
 
-import io
 import re
 import warnings
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from cli_calls import called as cli
 from doc_pages import page, section
 
 import irscore
-from irscore.cli import main
 
 QRELS = "1 0 a 4\n1 0 b 1\n"
 RUN = "1 Q0 a 1 0.9 B\n1 Q0 b 2 0.8 B\n"
 RUN_B = "1 Q0 b 1 0.9 C\n1 Q0 a 2 0.8 C\n"
 NOTE = "irscore: note: {} is now {}; the old spelling is taken until the next release\n"
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main([str(a) for a in argv])
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -4,22 +4,11 @@ each block headed by its runid line (as `benchmarks/shapes.py`'s trec_eval loop 
 
 from __future__ import annotations
 
-import io
-from contextlib import redirect_stderr, redirect_stdout
-
 import numpy as np
 import pytest
-
-from irscore.cli import main
+from cli_calls import printed as cli
 
 RUNS = 50
-
-
-def cli(*argv: str) -> str:
-    out = io.StringIO()
-    with redirect_stdout(out), redirect_stderr(io.StringIO()):
-        assert main(list(argv)) == 0
-    return out.getvalue()
 
 
 @pytest.fixture(scope="module")

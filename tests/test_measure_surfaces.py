@@ -4,19 +4,17 @@ message where it is refused, and a refused name is never offered as its own corr
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import urllib.parse
 import urllib.request
 import warnings
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from cli_calls import called as cli
 from web_server import serving
 
 import irscore
-from irscore.cli import main
 from irscore.engine.measures import MeasureError
 from irscore.engine.measures.groups import accepted, config_groups, plan
 from irscore.engine.measures.registry import FAMILIES
@@ -47,13 +45,6 @@ def files(tmp_path_factory):
 def server():
     with serving() as (url, _):
         yield url
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 def page(url: str, name: str) -> dict:

@@ -10,20 +10,17 @@ the qrels' grades. One server and one browser for the module.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import urllib.parse
 from collections import Counter
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import browser
 import numpy as np
 import pytest
+from cli_calls import printed as cli
 from workbench_page import PHONE, Workbench, workbench
-
-from irscore.cli import main
 
 pytestmark = [
     pytest.mark.skipif(browser.find() is None, reason="no Chromium on the PATH"),
@@ -56,13 +53,6 @@ def wb():
     with workbench() as bench:
         bench.page.set_default_timeout(90_000)  # a loaded machine (the pool, the first jobs)
         yield bench
-
-
-def cli(*argv: object) -> str:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        assert main([str(a) for a in argv]) == 0, err.getvalue()
-    return out.getvalue()
 
 
 def show(wb: Workbench, query: str) -> str:

@@ -6,19 +6,18 @@ every number is compared with what the CLI prints for the same input."""
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from urllib.parse import urlencode
 
 import browser
 import pytest
+from cli_calls import printed as cli
 from workbench_page import DESKTOP, PHONE, Workbench, workbench
 
-from irscore.cli import build_parser, main
+from irscore.cli import build_parser
 from irscore.engine.ranking.conventions import CHOICES
 from irscore.web.presets import PRESETS
 
@@ -42,13 +41,6 @@ def goto(w: Workbench, query: str, tab: str, shown: str | None = None) -> None:
     w.page.wait_for_selector("body[data-ready='1']", state="attached")
     if shown:
         w.page.wait_for_selector(shown, state="attached", timeout=300_000)
-
-
-def cli(*argv: object) -> str:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        assert main([str(a) for a in argv]) == 0, err.getvalue()
-    return out.getvalue()
 
 
 def files(tmp: Path, data: dict) -> list[Path]:

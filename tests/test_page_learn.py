@@ -11,19 +11,16 @@ browser for the module.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import re
 import tempfile
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import browser
 import pytest
+from cli_calls import printed as cli
 from workbench_page import DESKTOP, PHONE, Workbench, workbench
-
-from irscore.cli import main
 
 pytestmark = [
     pytest.mark.skipif(browser.find() is None, reason="no Chromium on the PATH"),
@@ -53,14 +50,6 @@ def wb():
             u for u in page.asked if not u.startswith((local, "data:"))
         ][:5]
         assert page.errors == []
-
-
-def cli(*argv: str) -> str:
-    """What `irscore ARGV` prints."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        assert main([str(a) for a in argv]) == 0, err.getvalue()
-    return out.getvalue()
 
 
 def page_files(wb: Workbench) -> dict[str, Path]:

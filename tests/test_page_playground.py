@@ -9,17 +9,14 @@ the tests hold in any order.
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import browser
 import pytest
+from cli_calls import printed as cli
 from playwright.sync_api import Page
 from workbench_page import DESKTOP, PHONE, Workbench, workbench
-
-from irscore.cli import main
 
 pytestmark = [
     pytest.mark.skipif(browser.find() is None, reason="no Chromium on the PATH"),
@@ -56,13 +53,6 @@ def wb():
         bench.open("", "playground")
         bench.page.wait_for_selector(SHOWN)
         yield bench
-
-
-def cli(*argv: object) -> str:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        assert main([str(a) for a in argv]) == 0, err.getvalue()
-    return out.getvalue()
 
 
 def explain(grades: list[int], missed: list[int], k: int) -> dict[str, float]:

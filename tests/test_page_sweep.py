@@ -14,7 +14,7 @@ import browser
 import pytest
 from doc_pages import page as doc_page
 from doc_pages import section
-from workbench_page import DESKTOP, PHONE, Workbench, workbench
+from workbench_page import DESKTOP, PHONE, SHOWN, TABS, Workbench, workbench
 
 from irscore.web.presets import PRESETS
 
@@ -22,29 +22,6 @@ pytestmark = [
     pytest.mark.skipif(browser.find() is None, reason="no Chromium on the PATH"),
     pytest.mark.slow,
 ]
-TABS = {
-    "data": "Data",
-    "metrics": "Metrics",
-    "curves": "P-R curve",
-    "ranking": "One ranking",
-    "compare": "Compare",
-    "queries": "Per query",
-    "interleave": "Interleaving",
-    "playground": "Playground",
-    "learn": "Definitions",
-}
-# What each tab shows once its job is done.
-SHOWN = {
-    "data": "#command:not(:empty)",
-    "metrics": "#means tbody tr",
-    "ranking": "#finals li",
-    "compare": "#tests tbody tr",
-    "interleave": "#verdict dd",
-    "curves": "#pr-average svg",
-    "queries": "#vs-chart svg",
-    "playground": "#pg-measures tbody tr",
-    "learn": "#learn-controls tbody tr",
-}
 # Where each tab shows its figures (not the CLI's text below them).
 FIGURES = {"metrics": "#means", "ranking": "#finals, #ranks", "interleave": "#verdict"}
 # The two runs of the interleave preset, with few resamples and impressions (quick jobs).

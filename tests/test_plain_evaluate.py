@@ -11,17 +11,15 @@ the engine, which then says what is wrong; and it runs without numpy or Arrow.
 from __future__ import annotations
 
 import gzip
-import io
 import math
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from cli_calls import called as run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irscore.cli import main
 from irscore.engine.small import plain_evaluate
 from irscore.engine.system import forked
 
@@ -38,14 +36,6 @@ def served(monkeypatch):
 
     monkeypatch.setattr(plain_evaluate, "trec_eval_text", spy)
     return answers
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    """(status, stdout, stderr) of `irscore ARGV` in this process."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 def engine_cli(monkeypatch, *argv: str) -> tuple[int, str, str]:

@@ -17,24 +17,16 @@ import re
 import subprocess
 import sys
 import threading
-from contextlib import redirect_stderr, redirect_stdout
 from unittest import mock
 
 import pytest
+from cli_calls import called as run_cli
 
-from irscore.cli import main
 from irscore.engine.reading import streams, trec
 from irscore.engine.reading.trec import TrecFormatError, copy_checked_run, read_qrels, read_run
 
 RUN = "1 Q0 a 1 0.9 t\n1 Q0 b 2 0.5 t\n2 Q0 c 1 0.7 t\n"
 QRELS = "1 0 a 0\n1 0 b 1\n2 0 c 1\n"
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 def rows(frame) -> list[tuple]:

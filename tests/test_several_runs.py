@@ -3,12 +3,8 @@ asked; swapped qrels and run files named as such."""
 
 from __future__ import annotations
 
-import io
-from contextlib import redirect_stderr, redirect_stdout
-
 import pytest
-
-from irscore.cli import main
+from cli_calls import called as cli
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n"
 # AP: topic 1 (a, c relevant): b a c -> (1/2 + 2/3) / 2 = 7/12; topic 2: e d -> 1/2
@@ -16,13 +12,6 @@ RUN_X = "1 Q0 b 1 0.9 x\n1 Q0 a 2 0.5 x\n1 Q0 c 3 0.4 x\n2 Q0 e 1 0.9 x\n2 Q0 d 
 # topic 1: a c b -> 1; topic 2: d e -> 1
 RUN_Y = "1 Q0 a 1 0.9 y\n1 Q0 c 2 0.5 y\n1 Q0 b 3 0.4 y\n2 Q0 d 1 0.9 y\n2 Q0 e 2 0.2 y\n"
 MAP_X, MAP_Y = (7 / 12 + 1 / 2) / 2, 1.0
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -4,26 +4,18 @@ two are written in topic order, byte for byte as one thread writes them."""
 
 from __future__ import annotations
 
-import io
 import os
 import signal
 import threading
 import time
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from cli_calls import called as run_cli
 
-from irscore.cli import chunked, main
+from irscore.cli import chunked
 from irscore.cli import evaluate as cli_evaluate
 from irscore.engine.reading import run_parts, trec
 from irscore.engine.system import threads
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 def blocked_here(_=None) -> set[int]:

@@ -6,16 +6,14 @@ on the command line); each request is made as a browser or an attacker would.
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import urllib.parse
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from cli_calls import printed as cli
 from web_server import IRSCORE, job, request, serving
 
-from irscore.cli import main
 from irscore.web import app, jobs, presets, settings, worker
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n2 0 e 0\n"
@@ -27,13 +25,6 @@ RUN_B = "1 Q0 a 1 0.9 B\n1 Q0 c 2 0.5 B\n1 Q0 b 3 0.4 B\n2 Q0 d 1 0.9 B\n2 Q0 e 
 def server():
     with serving() as (url, _):
         yield url
-
-
-def cli(*argv: str) -> str:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        assert main(list(argv)) == 0, err.getvalue()
-    return out.getvalue()
 
 
 def test_it_serves_127_0_0_1_and_refuses_other_hosts(server):

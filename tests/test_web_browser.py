@@ -10,33 +10,23 @@ tests/test_page_sweep.py.
 
 from __future__ import annotations
 
-import io
 import json
 import re
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import browser
 import pytest
 import web_server
+from cli_calls import printed as cli
 from web_server import serving
-from workbench_page import READY, Workbench, workbench
+from workbench_page import READY, SHOWN, Workbench, workbench
 
-from irscore.cli import main
 from irscore.web.presets import PRESETS
 
 pytestmark = [
     pytest.mark.skipif(browser.find() is None, reason="no Chromium on the PATH"),
     pytest.mark.slow,
 ]
-# What each tab shows once its job is done.
-SHOWN = {
-    "data": "#command:not(:empty)",
-    "metrics": "#means tbody tr",
-    "ranking": "#finals li",
-    "compare": "#tests tbody tr",
-    "interleave": "#verdict dd",
-}
 # What Chromium logs for a response it was refused: the 503 the queue test asks for.
 REFUSED = "Failed to load resource: the server responded with a status of 503"
 
@@ -62,13 +52,6 @@ def page(module_page: Workbench):
     if module_page.servers_left:  # a test's own server stops: no page may still ask it
         module_page.page.goto("about:blank")
     assert [e for e in module_page.errors if REFUSED not in e] == []
-
-
-def cli(*argv: str | Path) -> str:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        assert main([str(a) for a in argv]) == 0, err.getvalue()
-    return out.getvalue()
 
 
 def files(tmp: Path, data: dict) -> dict[str, Path]:

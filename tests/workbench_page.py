@@ -19,6 +19,30 @@ SHOTS = Path(tempfile.gettempdir()) / "irscore-serve-shots"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 READY = "document.body.dataset.ready === '1'"
+# Each tab by its link's label, in the page's order.
+TABS = {
+    "data": "Data",
+    "metrics": "Metrics",
+    "curves": "P-R curve",
+    "ranking": "One ranking",
+    "compare": "Compare",
+    "queries": "Per query",
+    "interleave": "Interleaving",
+    "playground": "Playground",
+    "learn": "Definitions",
+}
+# What each tab shows once its job is done (or, without a job, once it is drawn).
+SHOWN = {
+    "data": "#command:not(:empty)",
+    "metrics": "#means tbody tr",
+    "ranking": "#finals li",
+    "compare": "#tests tbody tr",
+    "interleave": "#verdict dd",
+    "curves": "#pr-average svg",
+    "queries": "#vs-chart svg",
+    "playground": "#pg-measures tbody tr",
+    "learn": "#learn-controls tbody tr",
+}
 
 # Every id that occurs more than once in the document.
 REPEATED_IDS_JS = """(() => {
