@@ -59,25 +59,36 @@ def on_two_cores(work: Callable, parts: list) -> list | None:
         finally:
             os._exit(code)
     os.close(write)
+    # The read end is closed once, in `finally`, never through a file object: a handler
+    # can run between any two steps even while this thread holds the signals back (the
+    # kernel hands a process's signal to a thread that does not, one of Arrow's), and one
+    # run between a file's close and a flag saying so closed the descriptor twice.
     try:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        with open(read, "rb") as pipe:
-            read = -1
-            first = work(parts[0])
-            data = pipe.read()
+        first = work(parts[0])
+        data = _read_all(read)
     except BaseException:
         os.kill(pid, signal.SIGKILL)  # its result will not be read: its work is not waited for
         raise
     finally:
-        if read >= 0:
-            os.close(read)
-        # the child has sent all (or was killed): reaped before a signal is let in, which
-        # raised inside waitpid would leave it a zombie
-        signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
         try:
-            _, status = os.waitpid(pid, 0)
+            os.close(read)
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            # the child has sent all (or was killed): reaped before a signal is let in,
+            # which raised inside waitpid would leave it a zombie
+            signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
+            try:
+                _, status = os.waitpid(pid, 0)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
     if status != 0 or not data:
         return None
     return [first, marshal.loads(data)]
+
+
+def _read_all(fd: int) -> bytes:
+    """Every byte of the pipe `fd` until its writer closes it."""
+    pieces = []
+    while piece := os.read(fd, 1 << 20):
+        pieces.append(piece)
+    return b"".join(pieces)
