@@ -19,7 +19,6 @@ def text(qrels, run, c, g, args: argparse.Namespace, runid: str, both_cores: boo
     nothing half-printed. A run of one chunk is formatted as it is written. With
     `both_cores`, a forked child scores the later half of the chunks (`halves`), or,
     where there is no fork, two threads make the chunks."""
-    import numpy as np
 
     from irscore.cli import halves
     from irscore.engine.evaluate import (
@@ -84,14 +83,7 @@ def text(qrels, run, c, g, args: argparse.Namespace, runid: str, both_cores: boo
         if spool is not None:
             spool.close()
         raise
-    summary = trec_eval_text.lines(
-        {},
-        np.array([], dtype=str),
-        g.named(means.result()),
-        runid if "runid" in g.spec.families else None,
-        per_topic=False,
-        summary=not args.n,
-    )
+    summary = summary_lines(g, means.result(), runid, args)
     text = read_back(spool) if spool is not None else itertools.chain.from_iterable(body)
     if theirs is not None:
         text = itertools.chain(text, read_back(theirs))
@@ -129,3 +121,20 @@ def read_back(spool: BinaryIO) -> Iterator[bytes]:
         spool.seek(0)
         while block := spool.read(1 << 20):
             yield block
+
+
+def summary_lines(g, means: dict, runid: str, args: argparse.Namespace) -> Iterable[bytes]:
+    """trec_eval's `all` lines of one group of measures: the means, the runid line when
+    asked for, the summary counts unless -n."""
+    import numpy as np
+
+    from irscore.engine.output import trec_eval_text
+
+    return trec_eval_text.lines(
+        {},
+        np.array([], dtype=str),
+        g.named(means),
+        runid if "runid" in g.spec.families else None,
+        per_topic=False,
+        summary=not args.n,
+    )

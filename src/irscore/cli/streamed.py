@@ -20,6 +20,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from irscore.cli import chunked
 from irscore.cli.common import regular_file_size
 from irscore.engine.evaluate import (
     CHUNK_TOPICS,
@@ -84,14 +85,7 @@ def run_text(
             for part in made(topic_value_makers(unseen, empty, c, g.spec, text=True)):
                 spool.put(part)
         runid = parts.runid()
-        summary = trec_eval_text.lines(
-            {},
-            np.array([], dtype=str),
-            g.named(spool.means()),
-            runid if "runid" in g.spec.families else None,
-            per_topic=False,
-            summary=not args.n,
-        )
+        summary = chunked.summary_lines(g, spool.means(), runid, args)
     except BaseException:
         if spool is not None:
             spool.close()

@@ -314,18 +314,7 @@
     const scroll = document.createElement('div');
     scroll.classList.add('scroll');
     scroll.append(table);
-    const link = document.createElement('a');
-    link.href = '#ranking';
-    link.textContent = `every measure down this ranking: One ranking`;
-    link.addEventListener('click', (event) => {
-      event.preventDefault();
-      setField('mode', 'data');
-      setField('topic', topic);
-      setField('er', key);
-      state.dirty.add('ranking');
-      location.hash = 'ranking';
-    });
-    part.append(scroll, link);
+    part.append(scroll, rankingLink('every measure down this ranking: One ranking', topic, key));
     return part;
   }
 

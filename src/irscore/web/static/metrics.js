@@ -189,18 +189,7 @@ async function openTopic(row) {
     line.append(label);
     if (reply.error) line.append(document.createTextNode(` ${reply.error.message}`));
     else line.append(gradeStrip(reply.ok.explain.ranks.map((r) => r.grade)));
-    const link = document.createElement('a');
-    link.href = '#ranking';
-    link.textContent = 'One ranking';
-    link.addEventListener('click', (event) => {
-      event.preventDefault();
-      setField('mode', 'data');
-      setField('topic', topic);
-      setField('er', key);
-      state.dirty.add('ranking');
-      showTab('ranking');
-    });
-    line.append(' ', link);
+    line.append(' ', rankingLink('One ranking', topic, key));
     lines.push(line);
   }
   td.replaceChildren(...lines);

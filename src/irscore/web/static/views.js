@@ -124,12 +124,24 @@ function clearCompare() {
 
 // A query picked on a chart: shown where the page shows one query, One ranking's
 // "a query of the data", on run A's ranking.
-function showQuery(topic) {
+function showQuery(topic, run = 'a') {
   setField('mode', 'data');
   setField('topic', topic);
-  setField('er', 'a');
+  setField('er', run);
   state.dirty.add('ranking');
   location.hash = 'ranking';
+}
+
+// a link to One ranking on this query of run `key` (a or b)
+function rankingLink(text, topic, key) {
+  const link = document.createElement('a');
+  link.href = '#ranking';
+  link.textContent = text;
+  link.addEventListener('click', (event) => {
+    event.preventDefault();
+    showQuery(topic, key);
+  });
+  return link;
 }
 
 // the measure box's name, checked by the server as the command line's -m reads it
