@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -127,3 +128,75 @@ def test_ctrl_c_is_held_back_across_the_fork(monkeypatch):
     got = forked.on_two_cores(lambda part: signal.SIGINT in blocked(), [0, 1])
     assert at_fork == [True] and got == [False, False]
     assert signal.SIGINT not in blocked()
+
+
+class Ended(BaseException):
+    """What the test's SIGTERM handler raises (as the command line's `Terminated`)."""
+
+
+def running_or_unreaped(pid: int) -> bool:
+    """True while `pid` is this process's child, running or a zombie not yet waited for."""
+    try:
+        return os.waitpid(pid, os.WNOHANG) == (0, 0)
+    except ChildProcessError:
+        return False
+
+
+def test_a_signal_given_to_another_thread_just_after_the_fork_ends_the_child(monkeypatch):
+    """The kernel hands a signal that the main thread blocks to a thread that does not
+    (one of Arrow's); Python then runs the handler in the main thread at its next step,
+    here just after `os.fork` returned, before its pid was kept. The handler's exception
+    comes out of the call all the same, once the child is killed and reaped (it would
+    have slept 60 s: before the fix it was left running)."""
+    previous = signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(Ended()))
+    idle = threading.Event()
+    other = threading.Thread(target=idle.wait)  # started here: it blocks no signal
+    other.start()
+    children, real_fork = [], os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            children.append(pid)
+            signal.pthread_kill(other.ident, signal.SIGTERM)
+            for _ in range(100_000):  # steps at which the main thread runs handlers
+                pass
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    try:
+        with pytest.raises(Ended):
+            forked.on_two_cores(lambda part: time.sleep(60 * part), [0, 1])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        idle.set()
+        other.join()
+    assert children and not running_or_unreaped(children[0])
+    assert signal.SIGTERM not in blocked()
+
+
+def test_held_back_notes_a_signal_and_raises_it_at_release():
+    """Held: a SIGTERM that another thread takes runs no handler; released, the handler
+    runs once, and the handlers and the mask are as they were."""
+    calls = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, _: calls.append(signum))
+    idle = threading.Event()
+    other = threading.Thread(target=idle.wait)
+    other.start()
+    try:
+        before = (blocked(), {s: signal.getsignal(s) for s in forked.ENDING})
+        held = forked.HeldBack()
+        assert forked.ENDING <= blocked()
+        signal.pthread_kill(other.ident, signal.SIGTERM)
+        signal.pthread_kill(other.ident, signal.SIGTERM)
+        time.sleep(0.05)
+        for _ in range(100_000):
+            pass
+        assert calls == [] and held.noted
+        held.release()
+        assert calls == [signal.SIGTERM]
+        assert (blocked(), {s: signal.getsignal(s) for s in forked.ENDING}) == before
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        idle.set()
+        other.join()

@@ -23,7 +23,7 @@ from typing import Any
 
 from irscore.cli.common import UsageError, regular_file_size, user_errors
 from irscore.cli.endings import OUT_OF_MEMORY, default_termination
-from irscore.engine.system.forked import ENDING
+from irscore.engine.system.forked import ENDING, HeldBack
 
 WORKERS = 2
 LARGEST = 256 << 20  # bytes of one run file scored beside another (about 5M lines)
@@ -106,13 +106,16 @@ def scored(
     # threads, which fork its replacements) start with them blocked, and each worker lets
     # them in only once its own handlers are set; else one arriving between the fork and
     # the initializer raised this process's exception in the worker (a hang, seen once).
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
+    # Here they are let in once the pool is one that `with` ends.
+    held = HeldBack()
     try:
         pool = spool.context.Pool(workers, initializer=_start_worker)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    except BaseException:
+        held.release()
+        raise
     try:
         with pool:
+            held.release()
             results = pool.imap(_scored_in_worker, paths)
             for _ in paths:
                 failure, result = _next(results, workers)
