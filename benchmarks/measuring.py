@@ -107,7 +107,9 @@ def timed(command: list[str]) -> tuple[float, float]:
     descendants (a forked worker counts), sampled every few milliseconds from
     /proc, or the child's rusage as /usr/bin/time reports it where that is more
     (a peak shorter than a sample): a child forked straight from this Python
-    process would count this process's memory as its own high-water mark.
+    process would count this process's memory as its own high-water mark. A
+    forked child (the same program as its parent, not exec'd) adds only its own
+    pages: those it still shares with its parent are in its parent's already.
     """
     start = time.perf_counter()
     child = subprocess.Popen(
@@ -129,7 +131,8 @@ def timed(command: list[str]) -> tuple[float, float]:
 
 class _GroupPeak(threading.Thread):
     """The largest summed resident memory (bytes) of the descendants of `root` (not
-    `root` itself: /usr/bin/time), sampled until `stop`."""
+    `root` itself: /usr/bin/time), sampled until `stop`; a fork counts its private
+    pages (its copy-on-write pages shared with its parent are counted once)."""
 
     PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -139,31 +142,51 @@ class _GroupPeak(threading.Thread):
 
     def run(self) -> None:
         while not self.done.wait(0.02):
-            self.peak = max(self.peak, sum(map(self._resident, self._descendants())))
+            self.peak = max(self.peak, sum(self._resident(*d) for d in self._descendants()))
 
     def stop(self) -> None:
         self.done.set()
         self.join()
 
-    def _descendants(self) -> list[int]:
-        """Every process below `root`, from /proc's children lists."""
+    def _descendants(self) -> list[tuple[int, bool]]:
+        """Every process below `root` (from /proc's children lists), and whether it is
+        a fork of its parent: the same program, never exec'd."""
         found, pending = [], [self.root]
         while pending:
             pid = pending.pop()
             try:
-                children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+                children = [
+                    int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+                ]
             except OSError:
                 continue
-            found += map(int, children)
-            pending += map(int, children)
+            parent = _program(pid) if pid != self.root else None
+            found += [
+                (child, parent is not None and _program(child) == parent) for child in children
+            ]
+            pending += children
         return found
 
-    def _resident(self, pid: int) -> int:
-        """A process's resident bytes now (0 once it has ended)."""
+    def _resident(self, pid: int, fork: bool) -> int:
+        """A process's resident bytes now, only its private ones for a fork (0 once it has
+        ended)."""
         try:
+            if fork:
+                rollup = Path(f"/proc/{pid}/smaps_rollup").read_text().split("\n")
+                return 1024 * sum(
+                    int(line.split()[1]) for line in rollup if line.startswith("Private_")
+                )
             return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * self.PAGE
         except (OSError, IndexError, ValueError):
             return 0
+
+
+def _program(pid: int) -> str | None:
+    """The executable a process runs (None once it has ended)."""
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return None
 
 
 @dataclass

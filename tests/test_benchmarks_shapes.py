@@ -209,3 +209,27 @@ def test_the_matrix_maps_no_numpy_before_it_settles_the_libraries():
         check=True,
     )
     assert done.stdout == "[]\n"
+
+
+FORKING = """
+import os, sys, time
+held = b"x" * (200 << 20)  # 200 MiB written by the parent
+pid = os.fork()
+if pid == 0:
+    own = b"y" * ({child} << 20) if {child} else b""  # the child's own pages
+    time.sleep(0.5)
+    os._exit(0)
+os.waitpid(pid, 0)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps_rollup").exists(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("child", [0, 100])
+def test_a_fork_adds_its_own_pages_not_those_it_shares(bench, child):
+    """Parent 200 MiB, its fork sharing them and writing `child` MiB of its own: the
+    group's peak is about 200 + child (it was 400 + child when each process's resident
+    memory was added whole)."""
+    measuring = importlib.import_module("measuring")
+    _, peak = measuring.timed([sys.executable, "-c", FORKING.format(child=child)])
+    base = 200 + child
+    assert base < peak < base + 60, peak
