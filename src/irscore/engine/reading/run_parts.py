@@ -71,6 +71,8 @@ class RunParts:
                 if not parser.tables:
                     continue
                 raw = combine(parser.tables)
+                if not raw.num_rows:  # a block of comments only
+                    continue
                 self.rows += raw.num_rows
                 self.last = raw.slice(raw.num_rows - 1)
                 lines = np.arange(before + 1, before + 1 + raw.num_rows + len(skipped))
