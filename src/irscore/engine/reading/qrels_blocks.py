@@ -160,18 +160,14 @@ class IndexedByTopic:
         index = self.index
         parser = trec.Parser(index.source, "qrels", "auto")
         parser.layout = index.layout
+        # in file order: only the file's last line may have no line end, and it comes last
         starts, ends = np.sort(index.starts[codes]), np.sort(index.ends[codes])
         if len(codes):
             with open(index.path, "rb") as source:
                 fd = source.fileno()
                 text = b"".join(
-                    _line_ended(os.pread(fd, int(e - s), int(s)))
+                    os.pread(fd, int(e - s), int(s))
                     for s, e in zip(starts.tolist(), ends.tolist(), strict=True)
                 )
             parser.feed(text)
         return parser.records(None)
-
-
-def _line_ended(text: bytes) -> bytes:
-    """A topic's lines, the last ended (a file's last line may have no line end)."""
-    return text if text.endswith(b"\n") else text + b"\n"
