@@ -1,8 +1,9 @@
 """trec_eval's text of a run read a block of whole topics at a time
 (`irscore.engine.reading.topic_blocks`), so that memory holds a block, not the run.
 
-Each block is scored against its own topics' judgments (the qrels are held whole),
-a chunk of topics at a time. A chunk's per-topic lines go to one file, its values
+Each block is scored against its own topics' judgments, a chunk of topics at a time:
+read back from the qrels file by topic when it is grouped by topic (`qrels_blocks`),
+else taken from the qrels held whole. A chunk's per-topic lines go to one file, its values
 (those the `all` lines need) to another, each topic's place noted. Once every
 block is scored, the lines are read back in topic order (trec_eval's strcmp order:
 a run grouped by topic may list them in any order) and the values added in that

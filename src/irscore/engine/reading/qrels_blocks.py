@@ -27,7 +27,7 @@ from irscore.engine.system.arrays import as_arrow, numpy_view
 BLOCK = 1 << 22  # bytes of qrels text read at a time, and most read again at a time
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class QrelsIndex:
     """Each topic's bytes in a qrels file grouped by topic: topic i's lines (with any
     blank or comment lines among them) are bytes starts[i] to ends[i]."""
@@ -39,7 +39,6 @@ class QrelsIndex:
     starts: np.ndarray
     ends: np.ndarray
     bom: bool
-    rows: int
 
     def by_topic(self) -> IndexedByTopic:
         """A fresh hand-out of the judgments, topic by topic, for one read of a run."""
@@ -69,7 +68,6 @@ def indexed(path: str, fmt: str = "auto") -> QrelsIndex | None:
         np.array(starts, np.int64),
         np.array(ends, np.int64),
         parts.parser.bom,
-        parts.rows,
     )
 
 
