@@ -53,9 +53,15 @@ def where_inputs_are_read(monkeypatch) -> list[tuple[str, bool]]:
 
     monkeypatch.setattr(trec, "read_qrels_records", recorded("qrels", trec.read_qrels_records))
     monkeypatch.setattr(trec, "read_run_records", recorded("run", trec.read_run_records))
-    # a pipe's run is read a block of topics at a time (cli/streamed), its blocks here
+    # a pipe's run is read a block of topics at a time (cli/streamed), its blocks here,
+    # and a qrels beside it so too (engine/reading/qrels_blocks)
     iterate = run_parts.RunParts.__iter__
-    monkeypatch.setattr(run_parts.RunParts, "__iter__", recorded("run", iterate))
+
+    def blocks(parts):
+        seen.append((parts.role, threading.current_thread() is threading.main_thread()))
+        return iterate(parts)
+
+    monkeypatch.setattr(run_parts.RunParts, "__iter__", blocks)
     return seen
 
 

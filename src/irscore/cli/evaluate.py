@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from irscore.engine.measures import MeasureSpec
+    from irscore.engine.reading.qrels_blocks import QrelsIndex
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -115,12 +116,9 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
 
         zscores = read_zscores(args.Z)
     if args.R == "qrels":
-        from irscore.engine.ranking.subtopics import for_request
-
-        qrels, _ = read_inputs(args, args.qrels, [], ahead.pop("qrels").result if ahead else None)
-        qrels, said = for_request(qrels, set().union(*(g.spec.families for g in groups)))
-        if said:
-            print(f"irscore: note: {said}", file=sys.stderr)
+        qrels = _qrels_index(args, ahead, zscores)  # read back by topic, never held whole
+        if qrels is None:
+            qrels = _whole_qrels(args, ahead, groups)
     else:
         qrels = _other_judgments(args, convention)
 
@@ -130,11 +128,14 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         their trec_eval text). A worker (given the `spool`) formats the text, writes it
         there and returns its place instead of the values (both cores format; the
         parent only writes); in this process the text is formatted as it is written."""
+        nonlocal qrels
         run = None
         if _streams(args, path, qrels, ahead, zscores):  # a block of topics at a time
             run = _streamed_run(qrels, path, convention, groups, args, spool)
             if isinstance(run, tuple):
                 return run
+        if _indexed(qrels):  # this run is read whole: so are the qrels
+            qrels = _whole_qrels(args, ahead, groups)
         if run is None:
             run = checked(ahead.pop("run").result(), "run") if ahead else read_run(args, path)
         runid = run.table["tag"][-1].as_py() if run.table.num_rows else ""
@@ -236,8 +237,22 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
 
 def _streams(args: argparse.Namespace, path: str, qrels, ahead: dict, zscores) -> bool:
     """True when a run is read a block of topics at a time (`streamed`): trec_eval's text
-    from a qrels without subtopics, without -Z or --verbose, of a run larger than
-    `STREAM_FROM` bytes or whose size is unknown (a pipe)."""
+    from a qrels without subtopics (an indexed qrels has none), without -Z or --verbose,
+    of a run larger than `STREAM_FROM` bytes or whose size is unknown (a pipe)."""
+    return _run_streams(args, path, ahead, zscores) and (
+        _indexed(qrels) or "subtopic" not in qrels.table.column_names
+    )
+
+
+def _indexed(qrels) -> bool:
+    """True for qrels held as where each topic's lines are (`qrels_blocks`)."""
+    from irscore.engine.reading.qrels_blocks import QrelsIndex
+
+    return isinstance(qrels, QrelsIndex)
+
+
+def _run_streams(args: argparse.Namespace, path: str, ahead: dict, zscores) -> bool:
+    """`_streams` but for the qrels' part."""
     size = regular_file_size(path) if path != "-" else None
     return (
         not ahead
@@ -246,8 +261,36 @@ def _streams(args: argparse.Namespace, path: str, qrels, ahead: dict, zscores) -
         and args.R == "qrels"
         and zscores is None
         and not args.verbose
-        and "subtopic" not in qrels.table.column_names
     )
+
+
+def _qrels_index(args: argparse.Namespace, ahead: dict, zscores) -> QrelsIndex | None:
+    """The qrels as where each topic's lines are (`qrels_blocks`), read back a block of
+    topics at a time, when every run is read so and the qrels are a plain regular file
+    grouped by topic; else None (they are read whole)."""
+    if regular_file_size(args.qrels) is None or not all(
+        _run_streams(args, path, ahead, zscores) for path in args.runs
+    ):
+        return None
+    from irscore.engine.reading import qrels_blocks
+
+    index = qrels_blocks.indexed(args.qrels, args.qrels_format)
+    if index is not None and index.bom:
+        from irscore.engine.ranking.input_checks import bom_note
+
+        print(f"irscore: note: {bom_note(index.source)}", file=sys.stderr)
+    return index
+
+
+def _whole_qrels(args: argparse.Namespace, ahead: dict, groups: list):
+    """The qrels read whole (as the measures asked for read a second column that varies)."""
+    from irscore.engine.ranking.subtopics import for_request
+
+    qrels, _ = read_inputs(args, args.qrels, [], ahead.pop("qrels").result if ahead else None)
+    qrels, said = for_request(qrels, set().union(*(g.spec.families for g in groups)))
+    if said:
+        print(f"irscore: note: {said}", file=sys.stderr)
+    return qrels
 
 
 def _streamed_run(qrels, path: str, convention, groups: list, args, spool):

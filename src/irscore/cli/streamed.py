@@ -1,8 +1,9 @@
 """trec_eval's text of a run read a block of whole topics at a time
 (`irscore.engine.reading.topic_blocks`), so that memory holds a block, not the run.
 
-Each block is scored against its own topics' judgments (the qrels are held whole),
-a chunk of topics at a time. A chunk's per-topic lines go to one file, its values
+Each block is scored against its own topics' judgments, a chunk of topics at a time:
+read back from the qrels file by topic when it is grouped by topic (`qrels_blocks`),
+else taken from the qrels held whole. A chunk's per-topic lines go to one file, its values
 (those the `all` lines need) to another, each topic's place noted. Once every
 block is scored, the lines are read back in topic order (trec_eval's strcmp order:
 a run grouped by topic may list them in any order) and the values added in that
@@ -34,6 +35,8 @@ from irscore.engine.measures.registry import is_text
 from irscore.engine.output import trec_eval_text
 from irscore.engine.ranking.rank import Notes
 from irscore.engine.reading import run_parts, topic_blocks, trec
+from irscore.engine.reading.qrels_blocks import QrelsIndex
+from irscore.engine.reading.topic_blocks import QrelsByTopic
 
 BLOCK = topic_blocks.BLOCK  # bytes of run text per block
 _READ = 1 << 20  # bytes of per-topic lines read back at a time
@@ -41,7 +44,7 @@ _ADDED = 1 << 12  # topics whose values are added to the means at a time
 
 
 def run_text(
-    qrels: trec.Records,
+    qrels: trec.Records | QrelsIndex,
     path: str,
     c,
     g,
@@ -53,7 +56,7 @@ def run_text(
     A run grouped by topic is read once; one whose topics come back is read again
     through a spill to a private temporary folder (only the spill for a pipe).
     `made` gives the values of a block's chunk makers, in order."""
-    by_topic = topic_blocks.QrelsByTopic(qrels)
+    by_topic = qrels.by_topic() if isinstance(qrels, QrelsIndex) else QrelsByTopic(qrels)
     length = regular_file_size(path) if path != "-" else None
     spool, size = None, BLOCK
     try:
@@ -79,11 +82,11 @@ def run_text(
             from irscore.engine.ranking.input_checks import bom_note
 
             print(f"irscore: note: {bom_note(parts.parser.name)}", file=sys.stderr)
-        unseen = by_topic.unseen()
-        if unseen.table.num_rows and spool.last is not None:
-            empty = topic_blocks.empty_like(spool.last)
-            for part in made(topic_value_makers(unseen, empty, c, g.spec, text=True)):
-                spool.put(part)
+        for unseen in by_topic.unseen_blocks():  # -c's judged topics no block named
+            if unseen.table.num_rows and spool.last is not None:
+                empty = topic_blocks.empty_like(spool.last)
+                for part in made(topic_value_makers(unseen, empty, c, g.spec, text=True)):
+                    spool.put(part)
         runid = parts.runid()
         summary = chunked.summary_lines(g, spool.means(), runid, args)
     except BaseException:

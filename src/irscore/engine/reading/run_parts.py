@@ -1,6 +1,6 @@
-"""A run file's records a block at a time, as raw fields with their line numbers, for
-the readers that hold a block of topics rather than the file
-(`irscore.engine.reading.topic_blocks`)."""
+"""A run's (or a qrels's) records a block at a time, as raw fields with their line
+numbers, for the readers that hold a block of topics rather than the file
+(`irscore.engine.reading.topic_blocks`, `irscore.engine.reading.qrels_blocks`)."""
 
 from __future__ import annotations
 
@@ -27,15 +27,26 @@ class Structured(Exception):
 class RunParts:
     """A run file's records block by block, each as its raw fields (one chunk a column)
     and each record's line number, so a reader can hold a block, not the file
-    (`irscore.engine.reading.topic_blocks`). Iterating raises `Structured` for JSON or Parquet."""
+    (`irscore.engine.reading.topic_blocks`). Iterating raises `Structured` for JSON or
+    Parquet. `role` "qrels" reads a qrels so; `spans` keeps, for the block last
+    yielded, each record's line's first byte and the byte after it (`spans_of`)."""
 
-    def __init__(self, path: str | os.PathLike, fmt: str = "auto", size: int | None = None):
-        self.path, self.fmt, self.size = path, fmt, size
-        self.parser = Parser(streams.display_name(path), "run", fmt)
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        fmt: str = "auto",
+        size: int | None = None,
+        role: str = "run",
+        spans: bool = False,
+    ):
+        self.path, self.fmt, self.size, self.role = path, fmt, size, role
+        self.parser = Parser(streams.display_name(path), role, fmt)
         self.compression: str | None = None
         self.other_lines = 0  # the lines without a record so far
         self.rows = 0  # the records so far
         self.last: pa.Table | None = None  # the last record so far, as raw fields
+        self.with_spans = spans
+        self.spans_of: tuple[np.ndarray, np.ndarray] | None = None  # the last block's
 
     def __iter__(self) -> Iterator[tuple[pa.Table, np.ndarray]]:
         parser = self.parser
@@ -45,14 +56,14 @@ class RunParts:
             stream,
         ):
             self.compression = compression
-            if self.fmt in ("auto", "json", "parquet"):
+            if self.role == "run" and self.fmt in ("auto", "json", "parquet"):
                 from irscore.engine.reading import run_files
 
                 structured = run_files.read(stream, parser.name, compression, self.fmt)
                 if structured is not None:
                     raise Structured(structured)
             for block in blocks:
-                before, known = parser.lines, len(parser.skipped)
+                before, known, offset = parser.lines, len(parser.skipped), parser.offset
                 parser.feed(block)
                 skipped = SkippedLines.joined(parser.skipped[known:])
                 del parser.skipped[known:]
@@ -60,11 +71,15 @@ class RunParts:
                 if not parser.tables:
                     continue
                 raw = combine(parser.tables)
+                if not raw.num_rows:  # a block of comments only
+                    continue
                 self.rows += raw.num_rows
                 self.last = raw.slice(raw.num_rows - 1)
                 lines = np.arange(before + 1, before + 1 + raw.num_rows + len(skipped))
                 keep = np.ones(len(lines), dtype=bool)
                 keep[skipped.lines() - before - 1] = False
+                if self.with_spans:
+                    self.spans_of = _spans(block, offset, lines[keep] - before)
                 yield raw, lines[keep]
 
     def runid(self) -> str:
@@ -77,7 +92,7 @@ class RunParts:
         """Records of raw fields (whole topics, for a layout that numbers ranks itself)
         whose records sit on `lines` (ascending)."""
         parser = self.parser
-        table = canonical(raw, parser.layout, "run", parser.name)
+        table = canonical(raw, parser.layout, self.role, parser.name)
         unread = parser.unread_rank[0] if parser.unread_rank else None
         return Records(
             table,
@@ -88,3 +103,11 @@ class RunParts:
             bom=parser.bom,
             unread_rank=unread,
         )
+
+
+def _spans(block: bytes, offset: int, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first byte of each of the block's `lines` (1-based within the block) and the
+    byte after its line end, in the file (the block starts at byte `offset`)."""
+    ends = np.r_[np.flatnonzero(np.frombuffer(block, np.uint8) == 10) + 1, len(block)]
+    starts = np.r_[0, ends]
+    return offset + starts[lines - 1], offset + ends[lines - 1]

@@ -154,6 +154,10 @@ class QrelsByTopic:
         """The judgments of the topics no block named."""
         return self._rows(np.flatnonzero(~self.seen))
 
+    def unseen_blocks(self) -> Iterator[trec.Records]:
+        """`unseen` as one block (they are held: `qrels_blocks` reads them in blocks)."""
+        yield self.unseen()
+
     def _rows(self, codes: np.ndarray) -> trec.Records:
         """The qrels rows of these topic codes, in file order."""
         pieces = [self.order[self.starts[k] : self.starts[k + 1]] for k in codes.tolist()]
