@@ -88,8 +88,8 @@ def evaluate(
         families = set().union(*(g.spec.families for g in groups))
         qrels_table, said = for_request(qrels_table, families)
         tables, sources = [], []
-        for name, run, done in listed:  # one at a time: read (or a block at a time), scored
-            name, source, scored = api_streams.evaluated(qrels_table, name, run, done, plans)
+        while listed:  # one at a time: read (or a block at a time), scored, dropped
+            name, source, scored = api_streams.evaluated(qrels_table, *listed.pop(0), plans)
             tables += [renamed(table, g) for table, g in zip(scored, groups, strict=True)]
             sources.append(source)
     if said:
