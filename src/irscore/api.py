@@ -62,7 +62,8 @@ def evaluate(
     ...), a `Convention`, a mapping of changed fields, or a list of these,
     scored on one parse of each run. Returns the columns run, convention,
     topic, measure, value; topic `all` holds the mean (only those rows when
-    `per_topic` is false).
+    `per_topic` is false). Runs are read one at a time; a run file above 64 MiB (or
+    a pipe) a block of whole topics at a time, as the command line reads it.
 
     >>> import irscore
     >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 1}}
@@ -71,7 +72,6 @@ def evaluate(
     >>> dict(zip(table["measure"], table["value"].round(4)))  # AP = (1/1 + 2/3) / 2
     {'map': 0.8333, 'P_2': 0.5}
     """
-    from irscore.engine.evaluate import evaluate as evaluate_grid
     from irscore.engine.output.long_table import concat_long
     from irscore.engine.ranking.input_checks import overlap
     from irscore.engine.ranking.subtopics import for_request
@@ -82,20 +82,21 @@ def evaluate(
     check.flag("per_topic", per_topic)
     groups = measure_groups(measures)
     grid = conventions(convention)
+    plans = [(changed_grid(grid, g), g.spec) for g in groups]
     with freed_memory_kept():
-        qrels_table, named = _inputs(qrels, runs)
+        qrels_table, listed = _inputs(qrels, runs)
         families = set().union(*(g.spec.families for g in groups))
         qrels_table, said = for_request(qrels_table, families)
-        tables = [
-            renamed(evaluate_grid(qrels_table, r, changed_grid(grid, g), g.spec, name), g)
-            for name, r in named.items()
-            for g in groups
-        ]
+        tables, sources = [], []
+        while listed:  # one at a time: read (or a block at a time), scored, dropped
+            name, source, scored = api_streams.evaluated(qrels_table, *listed.pop(0), plans)
+            tables += [renamed(table, g) for table, g in zip(scored, groups, strict=True)]
+            sources.append(source)
     if said:
         warnings.warn(said, stacklevel=2)
     qrels_name = source_of(qrels_table, "qrels")
-    for (name, run), scored in zip(named.items(), tables[:: len(groups)], strict=True):
-        for warning in overlap(source_of(run, name), qrels_name, scored.attrs["notes"]):
+    for source, scored in zip(sources, tables[:: len(groups)], strict=True):
+        for warning in overlap(source, qrels_name, scored.attrs["notes"]):
             warnings.warn(warning, stacklevel=2)
     missing: dict[str, set[str]] = {}
     for scored in tables:
@@ -109,21 +110,29 @@ def evaluate(
     return table
 
 
-def _inputs(qrels: QrelsInput, runs: RunInput | Mapping[str, RunInput]) -> tuple[Any, dict]:
-    """The qrels and the named runs, as `evaluate` scores them: a qrels file read on a
-    thread beside the runs; a dict taken apart here, as Python's work, which a thread
+def _inputs(qrels: QrelsInput, runs: RunInput | Mapping[str, RunInput]) -> tuple[Any, list]:
+    """The qrels and the runs as (name, run), as `evaluate` scores them: the first run
+    read whole unless it is a large file (`api_streams.evaluated` reads it a block at a
+    time), the others left to be read one at a time. A qrels file is read on a thread
+    beside the first run; a dict taken apart here, as Python's work, which a thread
     would only take turns at (and, on a busy machine, wait for)."""
-    if isinstance(qrels, Mapping):
-        return qrels_input(qrels, True), runs_input(runs, records=True)
+    listed = api_streams.listed(runs)
+    name, first, _ = listed[0]
+    large = isinstance(first, str | os.PathLike) and api_streams.large(first)
+    if isinstance(qrels, Mapping) or large:
+        qrels_table = qrels_input(qrels, True)
+        if not large:
+            listed[0] = api_streams.read(name, first)
+        return qrels_table, listed
     from irscore.engine.system import threads
 
     with threads.pool(1) as pool:
         pending = pool.submit(qrels_input, qrels, True)
         try:
-            named = runs_input(runs, records=True)
+            listed[0] = api_streams.read(name, first)
         finally:
             qrels_table = pending.result()  # a bad qrels is the error, as when read first
-    return qrels_table, named
+    return qrels_table, listed
 
 
 class TopicValue(NamedTuple):

@@ -1,7 +1,9 @@
-"""How `irscore.iter_evaluate` reads what is too large to hold: a large run file a block
-of whole topics at a time (spilled into buckets of whole topics in a private temporary
-folder), and an iterable of results or of DataFrames topic by topic. Each part is
-scored by the caller's `scored`, so what is held is a block and the qrels."""
+"""How the API reads what is too large to hold: `irscore.evaluate` and
+`irscore.iter_evaluate` read a large run file a block of whole topics at a time (a run
+not grouped by topic through buckets of whole topics in a private temporary folder), and
+`iter_evaluate` an iterable of results or of DataFrames topic by topic. What is held is
+a block, the qrels and (for `evaluate`) the per-topic values; `evaluate` reads its runs
+one at a time, each scored before the next is read."""
 
 from __future__ import annotations
 
@@ -19,18 +21,20 @@ STREAM_FROM = 64 << 20
 def streams(qrels: Any, run: Any) -> bool:
     """True for a run file larger than `STREAM_FROM` (or not a regular file) beside a
     qrels file without subtopics: read a block of whole topics at a time."""
-    import stat
-
     from irscore.engine.reading import trec
 
     if not isinstance(run, str | os.PathLike) or not isinstance(qrels, trec.Records):
         return False
+    return large(run) and "subtopic" not in qrels.table.column_names
+
+
+def large(path: str | os.PathLike) -> bool:
+    """True for a file larger than `STREAM_FROM`, or not a regular file (a pipe)."""
     try:
-        info = os.stat(run)
+        size = _size(path)
     except OSError:
         return False  # its error comes from the readers
-    large = not stat.S_ISREG(info.st_mode) or info.st_size > STREAM_FROM
-    return large and "subtopic" not in qrels.table.column_names
+    return size is None or size > STREAM_FROM
 
 
 def spilled_file(qrels, path, rows: int, scored) -> Iterator:
@@ -39,16 +43,13 @@ def spilled_file(qrels, path, rows: int, scored) -> Iterator:
     scored against its topics' judgments as it is read back, about `rows` results
     at a time; -c's judged topics no bucket names, at the end. What is held is a
     bucket and the qrels."""
-    import stat
-
     from irscore.engine.ranking.input_checks import require_records
     from irscore.engine.ranking.prepare import chunk_makers
     from irscore.engine.reading import run_parts, topic_blocks
 
     by_topic = topic_blocks.QrelsByTopic(qrels)
     parts = run_parts.RunParts(path, "auto", topic_blocks.BLOCK)
-    info = os.stat(path)
-    size = info.st_size if stat.S_ISREG(info.st_mode) else None
+    size = _size(path)
     last = None
     try:
         for block in topic_blocks.spilled(parts, size):
@@ -142,3 +143,149 @@ def streamed(qrels, results, c: Convention, rows: int, scored) -> Iterator:
         if len(unseen):
             empty = run_frame(pd.DataFrame(columns=["topic", "docno", "score"]), "results")
             yield from scored(prepare(unseen, empty))
+
+
+def listed(runs: Any) -> list[tuple[str | None, Any, bool]]:
+    """`evaluate`'s runs as (name, run, read), none read yet; a lone run's name is None
+    (its first line's tag once read, or `run`, as `runs_input` names it)."""
+    from irscore.engine.arguments import is_named_runs
+
+    if is_named_runs(runs):
+        return [(str(name), run, False) for name, run in runs.items()]
+    return [(None, runs, False)]
+
+
+def read(name: str | None, run: Any) -> tuple[str, Any, bool]:
+    """A run read whole as `evaluate` scores it (a file as `trec.Records`), named."""
+    from irscore.engine.arguments import run_input
+
+    records = run_input(run, "run" if name is None else name, True)
+    return _named(name, records), records, True
+
+
+def _named(name: str | None, run: Any) -> str:
+    """A run's name: the one given, else its first line's tag, else `run`."""
+    from irscore.engine.arguments import tags_of
+
+    return name if name is not None else (tags_of(run) or ["run"])[0]
+
+
+def evaluated(qrels, name: str | None, run: Any, done: bool, plans: list) -> tuple:
+    """(name, source, long tables) of one run (`done`: read already), a table for each
+    plan (conventions, measure spec) as `irscore.engine.evaluate.evaluate` gives it: a
+    run file larger than `STREAM_FROM` (or a pipe) read a block of whole topics at a
+    time, any other run whole; the same values, topic order and `all` values either way."""
+    from irscore.engine.arguments import source_of
+    from irscore.engine.evaluate import evaluate, grid_table
+    from irscore.engine.reading import trec
+
+    if not done and streams(qrels, run):
+        found = _scored_file(qrels, run, plans)
+        if not isinstance(found, trec.Records):
+            tag, source, parts = found
+            name = name if name is not None else tag if tag is not None else "run"
+            tables = [grid_table(name, g, p) for (g, _), p in zip(plans, parts, strict=True)]
+            return name, source, tables
+        run = checked(found, "run")  # JSON or Parquet: read whole
+        name = _named(name, run)
+    elif not done:
+        name, run, _ = read(name, run)
+    tables = [evaluate(qrels, run, grid, spec, name) for grid, spec in plans]
+    return name, source_of(run, name), tables
+
+
+def _scored_file(qrels, path, plans: list):
+    """(the run's first tag, its name in messages, per plan per convention its values in
+    chunks of topics in topic order) of a large run file: a run grouped by topic read
+    once, a block at a time; one whose topics come back read again through the spill.
+    A run in JSON or Parquet: its records, read whole."""
+    from irscore.engine.reading import run_parts, topic_blocks
+
+    by_topic = topic_blocks.QrelsByTopic(qrels)
+    size = _size(path)
+    try:
+        if size is not None:
+            parts = run_parts.RunParts(path, "auto", topic_blocks.BLOCK)
+            try:
+                return _scored_blocks(topic_blocks.grouped(parts), parts, by_topic, plans)
+            except topic_blocks.NotGrouped:
+                by_topic.seen[:] = False
+        parts = run_parts.RunParts(path, "auto", topic_blocks.BLOCK)
+        return _scored_blocks(topic_blocks.spilled(parts, size), parts, by_topic, plans)
+    except run_parts.Structured as structured:
+        return structured.records
+
+
+def _size(path) -> int | None:
+    """The size of a regular file; None for a pipe or a device."""
+    import stat
+
+    info = os.stat(path)
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
+def _scored_blocks(blocks, parts, by_topic, plans: list) -> tuple[str | None, str, list]:
+    """`_scored_file`'s result from the run's blocks of whole topics: each block scored
+    against its topics' judgments, a chunk of topics at a time, under every plan's
+    conventions (a chunk prepared once for all); -c's judged topics that no block
+    names, last; then every convention's values put in topic order."""
+    import warnings
+
+    from irscore.engine.evaluate import chunk_rows, topic_values
+    from irscore.engine.ranking.input_checks import bom_note, require_records
+    from irscore.engine.ranking.prepare import chunk_makers
+    from irscore.engine.ranking.rank import ranking_key
+    from irscore.engine.reading import topic_blocks
+
+    flat = [(c, spec) for grid, spec in plans for c in grid]
+    keys = [ranking_key(c) for c, _ in flat]
+    last_use = {key: k for k, key in enumerate(keys)}
+    found: list[list] = [[] for _ in flat]
+
+    def score(qrels, run, rows: int | None) -> None:
+        for make in chunk_makers(qrels, run, rows):
+            p = make()
+            for k, (c, spec) in enumerate(flat):
+                found[k].append(topic_values(p, c, spec))
+                if last_use[keys[k]] == k:  # no later convention shares this ranking: free it
+                    del p.rankings[keys[k]]
+
+    last = None
+    for block in blocks:
+        if any(c.tie_break == "rank" for c, _ in flat):
+            block.check_ranks()
+        score(by_topic.of(block), block, chunk_rows(block.table.num_rows))
+        last = block
+    require_records(parts.parser.name, "run", parts.rows, parts.other_lines)
+    if parts.parser.bom:
+        warnings.warn(bom_note(parts.parser.name), stacklevel=4)
+    unseen = by_topic.unseen()
+    if unseen.table.num_rows and last is not None:
+        score(unseen, topic_blocks.empty_like(last), None)
+    ordered = iter([_in_topic_order(values) for values in found])
+    per_plan = [[next(ordered) for _ in grid] for grid, _ in plans]
+    return parts.first_tag(), parts.parser.name, per_plan
+
+
+def _in_topic_order(parts: list) -> list:
+    """Chunks' `TopicValues` of distinct topics as one, its topics in byte order (as
+    trec_eval's strcmp and the whole read order them), the notes' topic lists too."""
+    import numpy as np
+
+    from irscore.engine.evaluate import TopicValues, add_notes
+
+    topics = np.concatenate([part.topics for part in parts])
+    order = np.argsort(topics, kind="stable")
+    notes = parts[0].notes
+    for part in parts[1:]:
+        add_notes(notes, part.notes)
+    notes.run_topics_without_qrels.sort()
+    notes.qrels_topics_without_run.sort()
+    values = {
+        name: np.concatenate([part.values.pop(name) for part in parts])[order]
+        for name in list(parts[0].values)
+    }
+    filled = np.concatenate([part.filled for part in parts])[order]
+    rel = [part.num_rel_all for part in parts]
+    num_rel_all = None if rel[0] is None else sum(rel)
+    return [TopicValues(values, topics[order], filled, num_rel_all, notes)]

@@ -10,7 +10,7 @@ import pandas as pd
 
 from irscore.analysis.audit import paired_comparisons
 from irscore.engine.evaluate import evaluate_one
-from irscore.engine.measures import MeasureSpec, family_of
+from irscore.engine.measures import family_of
 from irscore.engine.measures.groups import Group, changed, narrowed, rename_table
 from irscore.engine.output.long_table import concat_long, long_table
 from irscore.engine.output.naming import few
@@ -33,18 +33,23 @@ class Scored:
     not_computed: list[str]
 
 
-def score_runs(
-    qrels: pd.DataFrame,
-    runs: Sequence[tuple[str, pd.DataFrame]],
-    spec: MeasureSpec,
-    convention: Convention,
-) -> Scored:
-    """Each named run under `convention`; counts and geometric means (no per-topic
-    values) are not among the measures to test."""
+def run_values(
+    qrels: pd.DataFrame, run: pd.DataFrame, groups: Sequence[Group], convention: Convention
+) -> list[tuple]:
+    """One run's (values, topics, means, notes) under each group's convention, the run
+    prepared once: what a comparison keeps of a run, so that runs are read one at a
+    time and dropped once scored."""
+    p = prepare(qrels, run)
+    return [evaluate_one(p, changed(convention, g.changes), g.spec) for g in groups]
+
+
+def _scored(named: Sequence[tuple[str, tuple]], convention: Convention) -> Scored:
+    """Named runs' values under `convention` as long tables (labelled `reference`), their
+    checks; counts and geometric means (no per-topic values) are not among the measures
+    to test."""
     tables, checks, not_computed = [], [], []
     labelled = convention.replace(name="reference")
-    for name, run in runs:
-        values, topics, means, notes = evaluate_one(prepare(qrels, run), convention, spec)
+    for name, (values, topics, means, notes) in named:
         tables.append(long_table(name, labelled, values, topics, means))
         checks += notes_lines(name, notes)
         not_computed += notes.not_computed
@@ -91,11 +96,22 @@ def score_groups(
     groups: Sequence[Group],
     convention: Convention,
 ) -> Scored:
-    """`score_runs` for each group of measures under its convention (the trec_eval names
-    narrowed to those asked for, peer names as given), as one Scored."""
+    """The named runs scored for each group of measures under its convention, as one
+    Scored (`scored_values`)."""
+    named = [(name, run_values(qrels, run, groups, convention)) for name, run in runs]
+    return scored_values(named, groups, convention)
+
+
+def scored_values(
+    named: Sequence[tuple[str, list[tuple]]], groups: Sequence[Group], convention: Convention
+) -> Scored:
+    """Each named run's `run_values` as one Scored: a group's tables after another's
+    (the trec_eval names narrowed to those asked for, peer names as given)."""
     tables, measures, checks, not_computed = [], [], None, []
-    for g in groups:
-        scored = score_runs(qrels, runs, g.spec, changed(convention, g.changes))
+    for k, g in enumerate(groups):
+        scored = _scored(
+            [(name, values[k]) for name, values in named], changed(convention, g.changes)
+        )
         table = narrowed(scored.table, g.narrowed)
         kept = set(table["measure"].astype(str))
         tested = [m for m in scored.measures if m in kept]

@@ -234,41 +234,36 @@ def of_runs(
     """`irscore.compare` of many runs (the API's qrels and runs, measure groups and
     convention): the systems table `irscore compare` prints, its runs named and checked."""
     from irscore.analysis import stats
-    from irscore.analysis.comparison import score_groups
-    from irscore.engine.arguments import (
-        is_named_runs,
-        qrels_input,
-        runs_input,
-        runs_named_by_tag,
-        warn_not_computed,
-    )
+    from irscore.analysis.comparison import scored_values
+    from irscore.engine.arguments import is_named_runs, qrels_input, warn_not_computed
 
     named = is_named_runs(runs)
     if not named and (isinstance(runs, Mapping | str) or not isinstance(runs, Sequence)):
         raise ValueError("compare(qrels, runs): runs is a mapping name -> run or a list of runs")
-    if named:
-        named = runs_input(runs)
-    else:  # named by their tags, as the command line names them
-        named = runs_named_by_tag(runs_input({f"run{i + 1}": run for i, run in enumerate(runs)}))
-    if len(named) < 2:
+    given = [(str(n), r) for n, r in runs.items()] if named else list(enumerate(runs))
+    if len(given) < 2:
         raise ValueError("compare needs at least two runs")
     if baseline is not None and all_pairs:
         raise ValueError("baseline and all_pairs exclude each other")
-    if baseline is not None and baseline not in named:
-        raise ValueError(f"baseline {baseline!r}: not one of the runs ({', '.join(named)})")
+    if named:
+        _check_baseline(baseline, [name for name, _ in given])
     test = "t" if tests == "all" else tests
     if not isinstance(test, str) or test not in (*stats.TESTS, tukey.TEST):
         raise ValueError(
             f"the systems table takes one test (t, wilcoxon, randomization, "
             f"bootstrap or tukey), got {tests!r}"
         )
-    scored = score_groups(qrels_input(qrels), list(named.items()), groups, convention)
+    qrels_table = qrels_input(qrels)
+    names, values = _scored_one_at_a_time(qrels_table, given, named, groups, convention)
+    if not named:
+        _check_baseline(baseline, names)
+    scored = scored_values(list(zip(names, values, strict=True)), groups, convention)
     warn_not_computed(scored.not_computed)
     table = build(
         scored.table,
-        list(named),
+        names,
         scored.measures,
-        None if all_pairs else baseline or next(iter(named)),
+        None if all_pairs else baseline or names[0],
         test=test,
         correction=correction,
         alpha=alpha,
@@ -278,3 +273,29 @@ def of_runs(
     )
     table.tests["convention"] = convention.name
     return replace(table, checks=list(scored.checks))
+
+
+def _check_baseline(baseline: str | None, names: list[str]) -> None:
+    """Refuse a baseline that names none of the runs."""
+    if baseline is not None and baseline not in names:
+        raise ValueError(f"baseline {baseline!r}: not one of the runs ({', '.join(names)})")
+
+
+def _scored_one_at_a_time(qrels, given: list, named: bool, groups, convention) -> tuple:
+    """(the runs' names, each run's `comparison.run_values`), each run read, scored and
+    dropped before the next is read. A list's runs are named by their tags when the tags
+    tell them apart (as the command line names them), else run1, run2, ..."""
+    from irscore.analysis.comparison import run_values
+    from irscore.engine.arguments import run_input, tags_of
+
+    names, tags, values = [], [], []
+    for key, run in given:
+        name = key if named else f"run{key + 1}"
+        frame = run_input(run, name, False)
+        tags.append((tags_of(frame) or [name])[0])
+        values.append(run_values(qrels, frame, groups, convention))
+        names.append(name)
+        del frame
+    if not named and len(set(tags)) == len(tags):
+        names = tags
+    return names, values

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> str:
 
     extras.require("stats", "irscore compare")
     from irscore.analysis import systems_table
-    from irscore.analysis.comparison import DEFAULT_MEASURES, paired, score_groups
+    from irscore.analysis.comparison import DEFAULT_MEASURES, paired, run_values, scored_values
     from irscore.engine.measures.groups import plan
     from irscore.engine.reading import trec
 
@@ -99,9 +99,13 @@ def run(args: argparse.Namespace) -> str:
     if args.B is not None and args.B < 1:
         raise UsageError(f"--B takes a positive number of resamples, got {args.B}")
     qrels, reading = read_inputs(args, args.qrels, args.runs)
-    runs = list(reading)
-    names = run_names(args.runs, [str(r.table["tag"][0]) if len(r.table) else "" for r in runs])
-    scored = score_groups(qrels, list(zip(names, runs, strict=True)), groups, convention)
+    tags, values = [], []
+    for run in reading:  # one run at a time: read, scored, dropped (its values kept)
+        tags.append(str(run.table["tag"][0]) if len(run.table) else "")
+        values.append(run_values(qrels, run, groups, convention))
+        del run
+    names = run_names(args.runs, tags)
+    scored = scored_values(list(zip(names, values, strict=True)), groups, convention)
     table, checks, measures = scored.table, scored.checks, scored.measures
     note_not_computed(scored.not_computed, convention)
     baseline = None if args.all_pairs else _baseline(args.baseline, args.runs, names)

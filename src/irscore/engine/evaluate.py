@@ -323,9 +323,17 @@ def evaluate(
 
     with threads.pool(len(makers)) as pool:
         chunks = list(pool.map(scored, makers))
+    return grid_table(name, conventions, [[parts[i] for parts in chunks] for i in range(len(keys))])
+
+
+def grid_table(
+    name: str, conventions: Sequence[Convention], parts: Sequence[Sequence[TopicValues]]
+) -> pd.DataFrame:
+    """`evaluate`'s long table from each convention's values of consecutive chunks of
+    topics (`parts[i]` under `conventions[i]`, in topic order), with its attrs."""
     tables, not_computed, first = [], {}, None
-    for i, c in enumerate(conventions):
-        values, topics, means, notes = merged([parts[i] for parts in chunks], c)
+    for c, chunks in zip(conventions, parts, strict=True):
+        values, topics, means, notes = merged(chunks, c)
         first = first or notes
         tables.append(long_table(name, c, values, topics, means))
         if notes.not_computed:

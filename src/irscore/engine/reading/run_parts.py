@@ -44,6 +44,7 @@ class RunParts:
         self.compression: str | None = None
         self.other_lines = 0  # the lines without a record so far
         self.rows = 0  # the records so far
+        self.first: pa.Table | None = None  # the first record, as raw fields
         self.last: pa.Table | None = None  # the last record so far, as raw fields
         self.with_spans = spans
         self.spans_of: tuple[np.ndarray, np.ndarray] | None = None  # the last block's
@@ -74,6 +75,8 @@ class RunParts:
                 if not raw.num_rows:  # a block of comments only
                     continue
                 self.rows += raw.num_rows
+                if self.first is None:
+                    self.first = raw.slice(0, 1)
                 self.last = raw.slice(raw.num_rows - 1)
                 lines = np.arange(before + 1, before + 1 + raw.num_rows + len(skipped))
                 keep = np.ones(len(lines), dtype=bool)
@@ -84,9 +87,17 @@ class RunParts:
 
     def runid(self) -> str:
         """The tag of the run's last record (trec_eval's runid), once every block is read."""
-        if self.last is None:
-            return ""
-        return canonical(self.last, self.parser.layout, "run", self.parser.name)["tag"][0].as_py()
+        return self._tag(self.last) or ""
+
+    def first_tag(self) -> str | None:
+        """The tag of the run's first record (the API names a lone run by it), if any."""
+        return self._tag(self.first)
+
+    def _tag(self, record: pa.Table | None) -> str | None:
+        """The tag of one record's raw fields."""
+        if record is None:
+            return None
+        return canonical(record, self.parser.layout, "run", self.parser.name)["tag"][0].as_py()
 
     def records(self, raw: pa.Table, lines: np.ndarray) -> Records:
         """Records of raw fields (whole topics, for a layout that numbers ranks itself)
