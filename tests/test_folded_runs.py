@@ -132,3 +132,28 @@ def test_only_conventions_that_read_one_topic_at_a_time_are_folded():
     assert not many_runs.foldable(Convention(tie_break="rank"), spec)
     assert not many_runs.foldable(Convention(duplicates="first"), spec)
     assert not many_runs.foldable(REFERENCE, MeasureSpec(families=frozenset({"alpha_ndcg"})))
+
+
+def test_a_document_in_many_runs_is_joined_to_its_judgment():
+    """Folded runs retrieve one (topic, docno) many times: the join's unstable sort puts
+    such long runs of equal keys back in row order (the judgment first), so every row
+    gets the judged grade."""
+    import pyarrow as pa
+
+    from irscore.engine.system import joins
+
+    rng = np.random.default_rng(3)
+    topics, docs, runs = 50, 40, 64
+    q_topic = np.repeat(np.arange(topics), docs)
+    docnos = np.tile(np.arange(docs), topics).astype(str)
+    q_grade = rng.integers(0, 4, topics * docs)
+    picked = rng.integers(0, topics * docs, topics * docs * runs)  # each pair ~64 times
+    joined = joins.join(
+        q_topic,
+        pa.array(docnos),
+        q_grade,
+        q_topic[picked],
+        pa.array(docnos[picked]),
+        rng.uniform(size=len(picked)),
+    )
+    assert (joined.grade == q_grade[picked]).all()
