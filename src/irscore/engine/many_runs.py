@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irscore.engine.evaluate import RunningMeans, topic_values
+from irscore.engine.evaluate import topic_values
 from irscore.engine.measures import MeasureSpec
-from irscore.engine.measures.registry import SUBTOPIC_FAMILIES
+from irscore.engine.measures.aggregation import finished
+from irscore.engine.measures.registry import MIN_GEO_MEAN, SUBTOPIC_FAMILIES, family_of, is_text
 from irscore.engine.ranking import prepare as prep
 from irscore.engine.ranking.conventions import REFERENCE, Convention
 from irscore.engine.ranking.rank import NOT_JUDGED, Notes
@@ -56,14 +57,63 @@ def folded(
     bounds = np.searchsorted(part.codes, np.arange(len(runs) + 1) * width)
     notes = _notes(p, width, len(runs), part.notes.not_computed)
     num_rel_all = float((p.qrels_grade[: qrels.table.num_rows] > 0).sum()) if c.complete else None
+    means = _means(part.values, part.filled, bounds, c, num_rel_all)
     out = []
     for k, (start, end) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)):
         values = {name: array[start:end] for name, array in part.values.items()}
         filled = part.filled[start:end]
-        means = RunningMeans(c)
-        means.add(values, filled, num_rel_all)
-        out.append(RunValues(values, part.topics[start:end], filled, means.result(), notes[k]))
+        out.append(RunValues(values, part.topics[start:end], filled, means[k], notes[k]))
     return out
+
+
+def _means(
+    values: dict[str, np.ndarray],
+    filled: np.ndarray,
+    bounds: np.ndarray,
+    c: Convention,
+    num_rel_all: float | None,
+) -> list[dict[str, float]]:
+    """Each run's `all` values, the bits `RunningMeans` gives for its topics alone: a
+    measure's values laid out a row per run (zeros after a run's own), summed left to
+    right along the rows in one accumulate, each run's sum read at its last value."""
+    runs = len(bounds) - 1
+    run_of = np.repeat(np.arange(runs), np.diff(bounds))
+    kept = ~filled if c.missing_topics == "mean_only" else np.ones(len(filled), dtype=bool)
+    missing = np.bincount(run_of[~kept], minlength=runs)
+    sums: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for name, array in values.items():
+        if is_text(name):
+            continue
+        how = family_of(name).aggregate
+        value, run = array[kept], run_of[kept]
+        if how == "geometric":
+            value = np.log(np.maximum(value, MIN_GEO_MEAN))
+        if how == "mean_defined":  # the topics with a value only
+            defined = ~np.isnan(value)
+            value, run = value[defined], run[defined]
+        sums[name] = _row_sums(value, run, runs)
+    return [
+        {
+            name: finished(
+                name,
+                (int(count[k]), float(total[k]) if count[k] else None),
+                int(missing[k]),
+                num_rel_all,
+            )
+            for name, (count, total) in sums.items()
+        }
+        for k in range(runs)
+    ]
+
+
+def _row_sums(value: np.ndarray, run: np.ndarray, runs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each run's count of values and their left-to-right float64 sum (`run` ascending)."""
+    count = np.bincount(run, minlength=runs)
+    starts = np.cumsum(count) - count
+    table = np.zeros((runs, int(count.max(initial=0)) or 1))
+    table[run, np.arange(len(run)) - starts[run]] = value
+    total = np.cumsum(table, axis=1)[np.arange(runs), np.maximum(count - 1, 0)]
+    return count, total
 
 
 def _notes(p: prep.Prepared, width: int, runs: int, not_computed: list[str]) -> list[Notes]:

@@ -177,22 +177,31 @@ def prepare_folded(qrels: trec.Records, runs: list[trec.Records]) -> tuple[Prepa
     r_score = np.concatenate([_numbers(run, "score", np.float64) for run in runs])
     joined = joins.join(q_topic, _strings(qrels, "docno"), q_grade, r_topic, r_docno, r_score)
     shift = np.arange(len(runs), dtype=np.int64) * width
-    run_of = np.repeat(shift, [len(t) for t in r_topics])
+    run_topic = r_topic.astype(np.int64) + np.repeat(shift, [len(t) for t in r_topics])
     prepared = Prepared(
         topics=np.tile(labels, len(runs)),
         run_docno=Labels(r_docno),
         doc_width=joined.width,
         qrels_topic=(q_topic.astype(np.int64)[None, :] + shift[:, None]).ravel(),
         qrels_grade=np.tile(q_grade, len(runs)),
-        run_topic=r_topic.astype(np.int64) + run_of,
+        run_topic=run_topic,
         run_doc=joined.doc,
         run_score=r_score,
         run_rank=np.concatenate([_numbers(run, "rank", np.int64) for run in runs]),
         run_grade=joined.grade,
-        has_duplicates=joined.has_duplicates,  # of a docno in several runs too: checked
+        has_duplicates=joined.has_duplicates and _repeated(run_topic * joined.width + joined.doc),
         source="runs",
     )
     return prepared, width
+
+
+def _repeated(keys: np.ndarray) -> bool:
+    """True when a key occurs twice: counted, when the keys are few beside the rows (a
+    docno that several runs retrieve is a repeat of the join's, not of one run)."""
+    if len(keys) and int(keys.max()) < 8 * len(keys):
+        return bool(np.bincount(keys).max() > 1)
+    ordered = np.sort(keys)
+    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 class _RowsOfChunks:
