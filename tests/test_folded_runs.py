@@ -157,3 +157,27 @@ def test_a_document_in_many_runs_is_joined_to_its_judgment():
         rng.uniform(size=len(picked)),
     )
     assert (joined.grade == q_grade[picked]).all()
+
+
+@pytest.mark.parametrize("convention", [REFERENCE, Convention(topics="all_qrels")])
+def test_each_run_s_means_are_its_own_running_means_to_the_bit(convention):
+    """Sums of hundreds of values, where any other order of addition (numpy's pairwise
+    sum) differs in the last bits; NaN (a mean over the topics with a value), -c's
+    filled topics and a run with no topic among them."""
+    from irscore.engine.evaluate import RunningMeans
+
+    rng = np.random.default_rng(5)
+    bounds = np.array([0, 300, 300, 751, 1200])
+    names = ["map", "gm_map", "num_ret", "P_5", "num_rel", "accuracy"]
+    values = {name: rng.uniform(0, 1, 1200) * 10.0 ** rng.integers(-8, 3, 1200) for name in names}
+    values["accuracy"][::7] = np.nan
+    filled = rng.uniform(size=1200) < 0.1
+    got = many_runs._means(values, filled, bounds, convention, 42.0)
+    for k in range(len(bounds) - 1):
+        alone = RunningMeans(convention)
+        part = slice(bounds[k], bounds[k + 1])
+        alone.add({n: a[part] for n, a in values.items()}, filled[part], 42.0)
+        want = alone.result()
+        assert {n: float(v).hex() for n, v in got[k].items()} == {
+            n: float(v).hex() for n, v in want.items()
+        }
