@@ -24,10 +24,10 @@ BATCH_RUNS = 64  # and at most this many runs
 
 
 def scorer(qrels, convention, groups: list, args: argparse.Namespace) -> Callable | None:
-    """A function scoring a batch of runs into the spool (`folded_runs.score`'s results,
-    each run's as `evaluate`'s `score` gives it), when these flags and qrels allow it:
-    trec_eval's text of a qrels without subtopics, without -Z or --verbose, each group's
-    convention `foldable`; None otherwise."""
+    """A function that scores a batch of runs together into the spool and gives each
+    run's result as `evaluate`'s per-run `score` does, when these flags and qrels allow
+    it: trec_eval's text of a qrels without subtopics, without -Z or --verbose, each
+    group's convention `foldable`; None otherwise."""
     from irscore.engine.many_runs import foldable
     from irscore.engine.measures.groups import changed
 
