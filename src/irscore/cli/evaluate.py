@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
             scored.append((lines, values, topics, means, not_done, notes))
         return described, runid, scored
 
-    batch = folded_runs.scorer(qrels, convention, groups, args)
+    batch = folded_runs.scorer(qrels, convention, groups, args) if len(args.runs) > 1 else None
     out: list[Iterable[bytes]] = []
     # the workers' texts, held on disk (page cache) until every run is scored; an
     # unlinked file, closed once read back (or on an error), so nothing is left behind
