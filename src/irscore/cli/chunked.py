@@ -28,7 +28,6 @@ def text(qrels, run, c, g, args: argparse.Namespace, runid: str, both_cores: boo
         chunk_rows,
         topic_value_makers,
     )
-    from irscore.engine.output import trec_eval_text
 
     rows, topics = chunk_rows(run.table.num_rows), CHUNK_TOPICS
     if both_cores:  # two chunks in flight, each smaller: the peak of one alone (measured)
@@ -43,15 +42,8 @@ def text(qrels, run, c, g, args: argparse.Namespace, runid: str, both_cores: boo
 
     def lines(part) -> Iterable[bytes]:
         """The chunk's per-topic lines (none without -q)."""
-        if not args.q:
-            return ()
-        printed = None  # every topic's
-        without_run = part.notes.qrels_topics_without_run
-        if c.missing_topics == "mean_only" and without_run:  # trec_eval 9: no line for them
-            printed = set(part.topics.tolist()) - set(without_run)
-        values = g.named(part.values)
-        return trec_eval_text.lines(
-            values, part.topics, {}, None, True, summary=False, printed_topics=printed
+        return topic_lines(
+            part.values, part.topics, part.notes.qrels_topics_without_run, c, g, args
         )
 
     def add(values, filled, num_rel_all, more) -> None:
@@ -88,6 +80,23 @@ def text(qrels, run, c, g, args: argparse.Namespace, runid: str, both_cores: boo
     if theirs is not None:
         text = itertools.chain(text, read_back(theirs))
     return itertools.chain(text, summary), notes
+
+
+def topic_lines(
+    values: dict, topics, without_run: list[str], c, g, args: argparse.Namespace
+) -> Iterable[bytes]:
+    """trec_eval's per-topic lines of some topics' values (none without -q); under trec_eval
+    9's -c, none for the topics `without_run` (their values only count in the means)."""
+    from irscore.engine.output import trec_eval_text
+
+    if not args.q:
+        return ()
+    printed = None  # every topic's
+    if c.missing_topics == "mean_only" and without_run:
+        printed = set(topics.tolist()) - set(without_run)
+    return trec_eval_text.lines(
+        g.named(values), topics, {}, None, True, summary=False, printed_topics=printed
+    )
 
 
 def made_in_order(makers: list, on_threads: bool) -> Iterator:

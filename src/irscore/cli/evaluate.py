@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from irscore.cli import chunked
+from irscore.cli import chunked, folded_runs
 from irscore.cli.common import (
     UsageError,
     add_convention_flags,
@@ -175,6 +175,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
             scored.append((lines, values, topics, means, not_done, notes))
         return described, runid, scored
 
+    batch = folded_runs.scorer(qrels, convention, groups, args) if len(args.runs) > 1 else None
     out: list[Iterable[bytes]] = []
     # the workers' texts, held on disk (page cache) until every run is scored; an
     # unlinked file, closed once read back (or on an error), so nothing is left behind
@@ -188,7 +189,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     not_computed: list[str] = []
     try:
         for path, (described, runid, scored) in zip(
-            args.runs, workers.scored(score, args.runs, spool), strict=True
+            args.runs, workers.scored(score, args.runs, spool, batch), strict=True
         ):
             runids.append(runid)
             texts.append([])

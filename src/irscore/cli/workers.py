@@ -31,6 +31,7 @@ READ_BACK = 1 << 20  # bytes of the spool read at a time
 POLL = 0.5  # seconds between looks at whether a worker died, while waiting for one
 # what a forked worker calls, and where it writes (set before the fork)
 _score: Callable[[str, Spool | None], Any] | None = None
+_batch: Callable[[list[str], Spool], list] | None = None  # several runs at once (`folded_runs`)
 _spool: Spool | None = None
 _started: Any = None  # how many workers have started (a shared counter)
 
@@ -89,19 +90,29 @@ def spool_for(paths: list[str]) -> Spool | None:
 
 
 def scored(
-    score: Callable[[str, Spool | None], Any], paths: list[str], spool: Spool | None
+    score: Callable[[str, Spool | None], Any],
+    paths: list[str],
+    spool: Spool | None,
+    batch: Callable[[list[str], Spool], list] | None = None,
 ) -> Iterator[Any]:
     """`score(path, spool)` of each path, in order: with a spool (`spool_for`), on
     `WORKERS` forked processes (what comes back is pickled; large texts go into the
-    spool); without, here. An input error in a worker, or its memory running out, is
-    raised here with the worker's message; a worker killed is an error too."""
+    spool); without, here. With `batch`, a worker scores small runs a batch at a time
+    (`folded_runs.batches`), by `score` each when the batch fails. An input error in a
+    worker, or its memory running out, is raised here with the worker's message; a
+    worker killed is an error too."""
     if spool is None:
         for path in paths:
             yield score(path, None)
         return
-    global _score, _spool, _started
-    _score, _spool, _started = score, spool, spool.context.Value("i", 0)
-    workers = min(WORKERS, len(paths))
+    global _score, _batch, _spool, _started
+    _score, _batch, _spool, _started = score, batch, spool, spool.context.Value("i", 0)
+    groups = [[path] for path in paths]
+    if batch is not None:
+        from irscore.cli.folded_runs import batches
+
+        groups = batches(paths, [regular_file_size(path) or 0 for path in paths], WORKERS)
+    workers = min(WORKERS, len(groups))
     # Ctrl-C, SIGTERM and SIGHUP held back while the pool forks: a worker (and the pool's
     # threads, which fork its replacements) start with them blocked, and each worker lets
     # them in only once its own handlers are set; else one arriving between the fork and
@@ -116,17 +127,17 @@ def scored(
     try:
         with pool:
             held.release()
-            results = pool.imap(_scored_in_worker, paths)
-            for _ in paths:
-                failure, result = _next(results, workers)
-                if failure:
-                    raise UsageError(result)
-                yield result
+            results = pool.imap(_batch_in_worker, groups)
+            for _ in groups:
+                for failure, result in _next(results, workers):
+                    if failure:
+                        raise UsageError(result)
+                    yield result
     finally:
-        _score, _spool, _started = None, None, None
+        _score, _batch, _spool, _started = None, None, None, None
 
 
-def _next(results: Any, workers: int) -> tuple[bool, Any]:
+def _next(results: Any, workers: int) -> list[tuple[bool, Any]]:
     """The next result; an error when a worker died on the way (killed: the pool starts
     another in its place, and the run it was scoring would never come back)."""
     import multiprocessing  # loaded already: the pool is running
@@ -167,6 +178,24 @@ def _start_worker() -> None:
     pa.set_cpu_count(1)
     if keep_freed_memory():
         pa.set_memory_pool(pa.system_memory_pool())
+
+
+def _batch_in_worker(paths: list[str]) -> list[tuple[bool, Any]]:
+    """Each run's (False, result), up to the first (True, message) of an input error: a
+    batch scored at once, or, for one run or when the batch fails, run by run (which
+    reports a run's error as it would alone)."""
+    if _batch is not None and _spool is not None and len(paths) > 1:
+        try:
+            return [(False, result) for result in _batch(paths, _spool)]
+        except (OSError, ValueError, MemoryError) as err:
+            if not isinstance(err, (OSError, MemoryError, *user_errors())):
+                raise
+    done = []
+    for path in paths:
+        done.append(_scored_in_worker(path))
+        if done[-1][0]:
+            break
+    return done
 
 
 def _scored_in_worker(path: str) -> tuple[bool, Any]:

@@ -83,6 +83,7 @@ class TopicValues:
     filled: np.ndarray  # True for a -c topic without results: its values are fills
     num_rel_all: float | None  # -c: the grade > 0 judgments of these topics' qrels
     notes: Notes
+    codes: np.ndarray | None = None  # the topics' codes in the `Prepared` (`many_runs`)
 
 
 def evaluate_one(
@@ -209,7 +210,8 @@ def topic_values(p: Prepared, c: Convention, spec: MeasureSpec, text: bool = Fal
         topics = np.concatenate((topics, p.topics[missing]))[order]
         values = {name: array[order] for name, array in values.items()}
         filled = np.concatenate((filled, np.ones(len(missing), dtype=bool)))[order]
-    return TopicValues(values, topics, filled, num_rel_all, notes)
+        evaluated = np.concatenate((evaluated, missing))[order]
+    return TopicValues(values, topics, filled, num_rel_all, notes, evaluated)
 
 
 def _with_diversity(

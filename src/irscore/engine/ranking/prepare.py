@@ -161,6 +161,49 @@ def chunk_makers(
     return [partial(chunk, k) for k in range(len(bounds))]
 
 
+def prepare_folded(qrels: trec.Records, runs: list[trec.Records]) -> tuple[Prepared, int]:
+    """Several runs as one `Prepared` (`irscore.engine.many_runs`): with T the topics of the
+    qrels and every run together, run k's topic t is code k * T + t (each code's label
+    the topic's) and the qrels are repeated for each run; and T. The rows are joined to
+    the qrels once, by topic t: a row's `run_doc` ranks its docno among the docnos of
+    its topic in every run, which orders each run's docnos as the run alone does."""
+    columns = [_labelled(qrels, "topic")] + [_labelled(run, "topic") for run in runs]
+    (q_topic, *r_topics), names = _shared_codes(*columns)
+    labels = np.array(names.to_pylist(), dtype=object)
+    width = max(len(labels), 1)
+    q_grade = _numbers(qrels, "grade", np.int64)
+    r_topic = np.concatenate(r_topics)
+    r_docno = pa.concat_arrays([_strings(run, "docno") for run in runs])
+    r_score = np.concatenate([_numbers(run, "score", np.float64) for run in runs])
+    joined = joins.join(q_topic, _strings(qrels, "docno"), q_grade, r_topic, r_docno, r_score)
+    shift = np.arange(len(runs), dtype=np.int64) * width
+    run_topic = r_topic.astype(np.int64) + np.repeat(shift, [len(t) for t in r_topics])
+    prepared = Prepared(
+        topics=np.tile(labels, len(runs)),
+        run_docno=Labels(r_docno),
+        doc_width=joined.width,
+        qrels_topic=(q_topic.astype(np.int64)[None, :] + shift[:, None]).ravel(),
+        qrels_grade=np.tile(q_grade, len(runs)),
+        run_topic=run_topic,
+        run_doc=joined.doc,
+        run_score=r_score,
+        run_rank=np.concatenate([_numbers(run, "rank", np.int64) for run in runs]),
+        run_grade=joined.grade,
+        has_duplicates=joined.has_duplicates and _repeated(run_topic * joined.width + joined.doc),
+        source="runs",
+    )
+    return prepared, width
+
+
+def _repeated(keys: np.ndarray) -> bool:
+    """True when a key occurs twice: counted, when the keys are few beside the rows (a
+    docno that several runs retrieve is a repeat of the join's, not of one run)."""
+    if len(keys) and int(keys.max()) < 8 * len(keys):
+        return bool(np.bincount(keys).max() > 1)
+    ordered = np.sort(keys)
+    return bool((ordered[1:] == ordered[:-1]).any())
+
+
 class _RowsOfChunks:
     """The rows of each chunk, from each row's chunk. A run grouped by topic holds each
     chunk's rows in a few stretches, found in one pass over the rows; otherwise each

@@ -41,6 +41,7 @@ _SAMPLED_BYTES = 1 << 16  # docno bytes looked at first, to refuse long docnos a
 # The share of a run's rows tied at a score from which `_matched` leaves them to the sort
 # (which orders every docno at once): 250k rows all tied took 131 ms there, 105 in the sort.
 _MOST_TIED = 0.25
+_PASSES = 4  # odd-even passes that make an unstable sort stable, before a sort does
 _PREFIX_SAMPLE = 1 << 10  # run docnos read to find the beginning they share
 _PREFIX_BYTES = 4  # the shortest shared beginning worth cutting off
 _MATCHED_ROWS = 1 << 22  # the most rows `_matched` joins (~60 bytes a row of temporaries)
@@ -405,9 +406,12 @@ def _digits(text: np.ndarray, topics: int, width: int) -> tuple[np.ndarray, int]
 def _rows_in_order_within_equal_keys(order: np.ndarray, ordered: np.ndarray) -> None:
     """Make an unstable sort stable: within each run of equal keys, rows ascending.
     Runs are short (a judged document's qrels and run rows), so a few odd-even
-    transposition passes over the places that need them do it."""
+    transposition passes over the places that need them do it; longer ones (a document
+    in many runs scored together, `prepare_folded`) are sorted by (run of keys, row)."""
     equal = np.flatnonzero(ordered[1:] == ordered[:-1])
-    while len(equal):
+    for _ in range(_PASSES):
+        if not len(equal):
+            return
         swapped = False
         for parity in (0, 1):
             at = equal[equal % 2 == parity]
@@ -417,6 +421,9 @@ def _rows_in_order_within_equal_keys(order: np.ndarray, ordered: np.ndarray) -> 
                 swapped = True
         if not swapped:
             return
+    if len(equal):
+        group = np.cumsum(np.r_[0, ordered[1:] != ordered[:-1]])
+        order[:] = order[np.argsort(group * len(order) + order, kind="stable")]
 
 
 def _sorted_strings(
