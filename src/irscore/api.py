@@ -23,6 +23,7 @@ from irscore.engine import argument_types as check
 from irscore.engine.arguments import (
     changed_grid,
     conventions,
+    is_named_runs,
     measure_groups,
     qrels_input,
     renamed,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from irscore.analysis.systems_table import SystemsTable
+    from irscore.engine.ranking.prepare import Prepared
     from irscore.engine.reading.inputs import QrelsInput, RunInput
     from irscore.report.own_runs import AuditResult
 
@@ -82,20 +84,30 @@ def evaluate(
     check.flag("per_topic", per_topic)
     groups = measure_groups(measures)
     grid = conventions(convention)
+    families = set().union(*(g.spec.families for g in groups))
     with freed_memory_kept():
-        qrels_table, named = _inputs(qrels, runs)
-        families = set().union(*(g.spec.families for g in groups))
-        qrels_table, said = for_request(qrels_table, families)
-        tables = [
-            renamed(evaluate_grid(qrels_table, r, changed_grid(grid, g), g.spec, name), g)
-            for name, r in named.items()
-            for g in groups
-        ]
+        fast = _prepared_dicts(qrels, runs, families)
+        if fast is not None:  # each dict run's values, as its frame's below
+            qrels_name, said, sources = "qrels", None, list(fast)
+            tables = [
+                renamed(evaluate_grid(None, None, changed_grid(grid, g), g.spec, name, p), g)
+                for name, p in fast.items()
+                for g in groups
+            ]
+        else:
+            qrels_table, named = _inputs(qrels, runs)
+            qrels_table, said = for_request(qrels_table, families)
+            qrels_name = source_of(qrels_table, "qrels")
+            sources = [source_of(run, name) for name, run in named.items()]
+            tables = [
+                renamed(evaluate_grid(qrels_table, r, changed_grid(grid, g), g.spec, name), g)
+                for name, r in named.items()
+                for g in groups
+            ]
     if said:
         warnings.warn(said, stacklevel=2)
-    qrels_name = source_of(qrels_table, "qrels")
-    for (name, run), scored in zip(named.items(), tables[:: len(groups)], strict=True):
-        for warning in overlap(source_of(run, name), qrels_name, scored.attrs["notes"]):
+    for source, scored in zip(sources, tables[:: len(groups)], strict=True):
+        for warning in overlap(source, qrels_name, scored.attrs["notes"]):
             warnings.warn(warning, stacklevel=2)
     missing: dict[str, set[str]] = {}
     for scored in tables:
@@ -107,6 +119,29 @@ def evaluate(
     if not per_topic:
         table = table[table["topic"] == "all"].reset_index(drop=True)
     return table
+
+
+def _prepared_dicts(
+    qrels: QrelsInput, runs: RunInput | Mapping[str, RunInput], families: set[str]
+) -> dict[str, Prepared] | None:
+    """name -> each run prepared straight from the dicts (`ranking.from_dicts`), when the
+    qrels and every run are the usual pytrec_eval-style dicts and no diversity measure
+    (which reads subtopics) is asked for; else None, and the dicts are read as frames."""
+    from irscore.engine.measures.registry import SUBTOPIC_FAMILIES
+    from irscore.engine.ranking import from_dicts
+
+    if families & SUBTOPIC_FAMILIES or not isinstance(qrels, Mapping):
+        return None
+    named = {str(k): run for k, run in runs.items()} if is_named_runs(runs) else {"run": runs}
+    if not all(isinstance(run, Mapping) for run in named.values()):
+        return None
+    judged = from_dicts.judgments(qrels)
+    fast = {}
+    for name, run in named.items():
+        fast[name] = None if judged is None else from_dicts.prepared(judged, run, name)
+        if fast[name] is None:
+            return None
+    return fast
 
 
 def _inputs(qrels: QrelsInput, runs: RunInput | Mapping[str, RunInput]) -> tuple[Any, dict]:

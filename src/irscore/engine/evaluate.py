@@ -285,8 +285,8 @@ class RunningMeans:
 
 
 def evaluate(
-    qrels: pd.DataFrame,
-    run: pd.DataFrame,
+    qrels: pd.DataFrame | None,
+    run: pd.DataFrame | None,
     conventions: Sequence[Convention] = (REFERENCE,),
     spec: MeasureSpec | None = None,
     run_name: str | None = None,
@@ -298,7 +298,8 @@ def evaluate(
     rows with trec_eval's aggregates. gm_map and gm_bpref have only an `all` row.
     `attrs["not_computed"]` maps a convention's name to the requested families it
     has no form for (bpref under expected ties): they have no rows. `prepared` is
-    `prepare(qrels, run)` when the caller has made it already, to use it again.
+    `prepare(qrels, run)` when the caller has made it already, to use it again (or
+    made it from dicts, `ranking.from_dicts`: then qrels and run may be None).
     """
     spec = spec or MeasureSpec()
     _check_ranks(run, conventions)
@@ -314,10 +315,10 @@ def evaluate(
                 del p.rankings[keys[i]]
         return parts
 
-    length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
     if prepared is not None:
         makers = [lambda: prepared]
     else:
+        length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
         makers = chunk_makers(qrels, run, -(-length // 2) if length >= THREADED_ROWS else None)
     from irscore.engine.system import threads  # concurrent.futures: ~10 ms of start-up, when used
 
