@@ -8,6 +8,7 @@ documents, negative grades, a judged topic without results and results for an
 unjudged topic, empty topics, ids given as numbers.
 """
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -89,16 +90,26 @@ def test_dicts_score_as_their_files(tmp_path, make):
     assert values(scored) == values(from_files)
 
 
+@pytest.mark.parametrize("halved", [False, True])
 @pytest.mark.parametrize("make", [small, large])
-def test_dicts_score_as_their_frames_under_every_convention(monkeypatch, make):
+def test_dicts_score_as_their_frames_under_every_convention(monkeypatch, make, halved):
     """Straight from the dicts and through the frames (`_flat_columns`, the general path),
     the same value to the bit for every measure under every convention of the grid
-    (ties broken by docno either way, by number, by rank or file order, by grade)."""
+    (ties broken by docno either way, by number, by rank or file order, by grade), and
+    the same warnings; prepared whole or (`halved`) in two halves of the topics."""
     qrels, run = make()
+    if halved:
+        monkeypatch.setattr(from_dicts, "_HALVED_ROWS", 1)
+        assert len(from_dicts.prepared(from_dicts.judgments(qrels), run, "run")) == 2
     grid = list(irscore.engine.ranking.conventions.DEFAULT_GRID)
-    scored = irscore.evaluate(qrels, run, measures=MEASURES, convention=grid)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        scored = irscore.evaluate(qrels, run, measures=MEASURES, convention=grid)
     monkeypatch.setattr(from_dicts, "judgments", lambda qrels: None)
-    framed = irscore.evaluate(qrels, run, measures=MEASURES, convention=grid)
+    with warnings.catch_warnings(record=True) as framed_said:
+        warnings.simplefilter("always")
+        framed = irscore.evaluate(qrels, run, measures=MEASURES, convention=grid)
+    assert [str(w.message) for w in said] == [str(w.message) for w in framed_said]
     assert len(scored) == len(framed)
     assert scored.equals(framed)
 

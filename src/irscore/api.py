@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -123,7 +123,7 @@ def evaluate(
 
 def _prepared_dicts(
     qrels: QrelsInput, runs: RunInput | Mapping[str, RunInput], families: set[str]
-) -> dict[str, Prepared] | None:
+) -> dict[str, list[Callable[[], Prepared]]] | None:
     """name -> each run prepared straight from the dicts (`ranking.from_dicts`), when the
     qrels and every run are the usual pytrec_eval-style dicts and no diversity measure
     (which reads subtopics) is asked for; else None, and the dicts are read as frames."""

@@ -13,8 +13,9 @@ it gives None, and the caller takes the dicts apart the general way
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain
 from typing import Any
 
@@ -23,8 +24,10 @@ import pyarrow as pa
 
 from irscore.engine.ranking.prepare import Labels, Prepared
 from irscore.engine.reading.inputs import maybe_blank
-from irscore.engine.system import joins
+from irscore.engine.system import arrays, joins
+from irscore.engine.system import arrow_compute as ac
 
+_HALVED_ROWS = 1 << 18  # run rows from which a run is prepared in two halves of its topics
 _CAUGHT = (pa.ArrowException, TypeError, ValueError, OverflowError)
 
 
@@ -59,9 +62,11 @@ def judgments(qrels: Any) -> Judgments | None:
     return Judgments(topics, sizes, docno, grade.astype(np.int64))
 
 
-def prepared(judged: Judgments, run: Any, name: str) -> Prepared | None:
-    """The usual run dict prepared against `judged` as `prepare` prepares its frame (ranks
-    in dict order, `name` its source), or None (for the general path)."""
+def prepared(judged: Judgments, run: Any, name: str) -> list[Callable[[], Prepared]] | None:
+    """The usual run dict against `judged`, as functions that each prepare one range of
+    consecutive topics as `prepare` prepares a frame's (ranks in dict order, `name` its
+    source): two for a large run, whose joins and scoring `evaluate` runs on two threads
+    (numpy's and Arrow's work); or None (for the general path)."""
     parts = _topics(run)
     if parts is None:
         return None
@@ -82,17 +87,42 @@ def prepared(judged: Judgments, run: Any, name: str) -> Prepared | None:
     r_topic = np.repeat(np.fromiter(map(code.__getitem__, topics), np.int64, len(topics)), sizes)
     q_codes = np.fromiter(map(code.__getitem__, judged.topics), np.int64, len(judged.topics))
     q_topic = np.repeat(q_codes, judged.sizes)
-    joined = joins.join(q_topic, judged.docno, judged.grade, r_topic, docno, score)
+    rank = np.arange(1, n + 1) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    qrels = q_topic, judged.docno, judged.grade
+    rows = r_topic, docno, score, rank
+    names = np.array(labels, dtype=object)
+    if n < _HALVED_ROWS:
+        return [partial(_joined, names, qrels, rows, name)]
+    per_topic = np.bincount(r_topic, minlength=len(labels)).cumsum()
+    middle = int(np.searchsorted(per_topic, n // 2)) + 1  # topic codes below it: about half
+    halves = ((q_topic < middle, r_topic < middle), (q_topic >= middle, r_topic >= middle))
+    return [partial(_joined, names, _taken(qrels, q), _taken(rows, r), name) for q, r in halves]
+
+
+def _taken(columns: tuple, rows: np.ndarray) -> tuple:
+    """The columns' values at the True rows (an Arrow column by Arrow's take)."""
+    at = np.flatnonzero(rows)
+    return tuple(
+        ac.take(c, arrays.as_arrow(at)) if isinstance(c, pa.Array) else c[at] for c in columns
+    )
+
+
+def _joined(labels: np.ndarray, qrels: tuple, run: tuple, name: str) -> Prepared:
+    """The `Prepared` of these qrels rows (topic codes, docnos, grades) and run rows (topic
+    codes, docnos, scores, ranks), every topic's label kept."""
+    q_topic, q_docno, q_grade = qrels
+    r_topic, r_docno, r_score, r_rank = run
+    joined = joins.join(q_topic, q_docno, q_grade, r_topic, r_docno, r_score)
     return Prepared(
-        topics=np.array(labels, dtype=object),
-        run_docno=Labels(docno),
+        topics=labels,
+        run_docno=Labels(r_docno),
         doc_width=joined.width,
         qrels_topic=q_topic,
-        qrels_grade=judged.grade,
+        qrels_grade=q_grade,
         run_topic=r_topic,
         run_doc=joined.doc,
-        run_score=score,
-        run_rank=np.arange(1, n + 1) - np.repeat(np.cumsum(sizes) - sizes, sizes),
+        run_score=r_score,
+        run_rank=r_rank,
         run_grade=joined.grade,
         has_duplicates=joined.has_duplicates,
         source=name,
