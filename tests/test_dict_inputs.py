@@ -179,3 +179,15 @@ def test_dicts_score_as_pytrec_eval():
             assert ours[(topic, name)] == pytest.approx(measured[key], abs=1e-9), (topic, name)
             compared += 1
     assert compared >= 4 * 35
+
+
+def test_named_dict_runs_score_as_their_frames(monkeypatch):
+    """A mapping name -> dict run: each run prepared from the dicts against the qrels read
+    once, named as given, the same table as through the frames."""
+    qrels, run = small()
+    other = {topic: {d: -s for d, s in docs.items()} for topic, docs in run.items()}
+    runs = {"a": run, 2: other}
+    scored = irscore.evaluate(qrels, runs, measures=["map", "P_5"])
+    assert set(scored["run"]) == {"a", "2"}
+    monkeypatch.setattr(from_dicts, "judgments", lambda qrels: None)
+    assert scored.equals(irscore.evaluate(qrels, runs, measures=["map", "P_5"]))
