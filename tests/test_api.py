@@ -216,17 +216,17 @@ def test_ids_with_whitespace_are_found_as_python_finds_it():
 
 
 def test_the_byte_scan_sees_every_id_the_pattern_might_flag():
-    """`_maybe_blank` lets the pattern off only when no byte could be whitespace: every
+    """`maybe_blank` lets the pattern off only when no byte could be whitespace: every
     code point Python calls whitespace, and the empty id, are seen by the scan."""
     points = [chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i <= 0xDFFF]
     missed = [
         c
         for c in points
-        if c.isspace() and not irscore.engine.reading.inputs._maybe_blank(pa.array([c]))
+        if c.isspace() and not irscore.engine.reading.inputs.maybe_blank(pa.array([c]))
     ]
     assert missed == []
-    assert irscore.engine.reading.inputs._maybe_blank(pa.array(["a", ""]))
-    assert not irscore.engine.reading.inputs._maybe_blank(pa.array(["a!~", "Z0"]))
+    assert irscore.engine.reading.inputs.maybe_blank(pa.array(["a", ""]))
+    assert not irscore.engine.reading.inputs.maybe_blank(pa.array(["a!~", "Z0"]))
 
 
 def test_bad_qrels_are_errors():

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -23,6 +23,7 @@ from irscore.engine import argument_types as check
 from irscore.engine.arguments import (
     changed_grid,
     conventions,
+    is_named_runs,
     measure_groups,
     qrels_input,
     renamed,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from irscore.analysis.systems_table import SystemsTable
+    from irscore.engine.ranking.prepare import Prepared
     from irscore.engine.reading.inputs import QrelsInput, RunInput
     from irscore.report.own_runs import AuditResult
 
@@ -72,6 +74,7 @@ def evaluate(
     >>> dict(zip(table["measure"], table["value"].round(4)))  # AP = (1/1 + 2/3) / 2
     {'map': 0.8333, 'P_2': 0.5}
     """
+    from irscore.engine.evaluate import evaluate as evaluate_grid
     from irscore.engine.output.long_table import concat_long
     from irscore.engine.ranking.input_checks import overlap
     from irscore.engine.ranking.subtopics import for_request
@@ -82,19 +85,28 @@ def evaluate(
     check.flag("per_topic", per_topic)
     groups = measure_groups(measures)
     grid = conventions(convention)
+    families = set().union(*(g.spec.families for g in groups))
     plans = [(changed_grid(grid, g), g.spec) for g in groups]
     with freed_memory_kept():
-        qrels_table, listed = _inputs(qrels, runs)
-        families = set().union(*(g.spec.families for g in groups))
-        qrels_table, said = for_request(qrels_table, families)
-        tables, sources = [], []
-        while listed:  # one at a time: read (or a block at a time), scored, dropped
-            name, source, scored = api_streams.evaluated(qrels_table, *listed.pop(0), plans)
-            tables += [renamed(table, g) for table, g in zip(scored, groups, strict=True)]
-            sources.append(source)
+        fast = _prepared_dicts(qrels, runs, families)
+        if fast is not None:  # each dict run's values, as its frame's below
+            qrels_name, said, sources = "qrels", None, list(fast)
+            tables = [
+                renamed(evaluate_grid(None, None, changed_grid(grid, g), g.spec, name, p), g)
+                for name, p in fast.items()
+                for g in groups
+            ]
+        else:
+            qrels_table, listed = _inputs(qrels, runs)
+            qrels_table, said = for_request(qrels_table, families)
+            tables, sources = [], []
+            while listed:  # one at a time: read (or a block at a time), scored, dropped
+                name, source, scored = api_streams.evaluated(qrels_table, *listed.pop(0), plans)
+                tables += [renamed(table, g) for table, g in zip(scored, groups, strict=True)]
+                sources.append(source)
+            qrels_name = source_of(qrels_table, "qrels")
     if said:
         warnings.warn(said, stacklevel=2)
-    qrels_name = source_of(qrels_table, "qrels")
     for source, scored in zip(sources, tables[:: len(groups)], strict=True):
         for warning in overlap(source, qrels_name, scored.attrs["notes"]):
             warnings.warn(warning, stacklevel=2)
@@ -108,6 +120,29 @@ def evaluate(
     if not per_topic:
         table = table[table["topic"] == "all"].reset_index(drop=True)
     return table
+
+
+def _prepared_dicts(
+    qrels: QrelsInput, runs: RunInput | Mapping[str, RunInput], families: set[str]
+) -> dict[str, list[Callable[[], Prepared]]] | None:
+    """name -> each run prepared straight from the dicts (`ranking.from_dicts`), when the
+    qrels and every run are the usual pytrec_eval-style dicts and no diversity measure
+    (which reads subtopics) is asked for; else None, and the dicts are read as frames."""
+    from irscore.engine.measures.registry import SUBTOPIC_FAMILIES
+    from irscore.engine.ranking import from_dicts
+
+    if families & SUBTOPIC_FAMILIES or not isinstance(qrels, Mapping):
+        return None
+    named = {str(k): run for k, run in runs.items()} if is_named_runs(runs) else {"run": runs}
+    if not all(isinstance(run, Mapping) for run in named.values()):
+        return None
+    judged = from_dicts.judgments(qrels)
+    fast = {}
+    for name, run in named.items():
+        fast[name] = None if judged is None else from_dicts.prepared(judged, run, name)
+        if fast[name] is None:
+            return None
+    return fast
 
 
 def _inputs(qrels: QrelsInput, runs: RunInput | Mapping[str, RunInput]) -> tuple[Any, list]:

@@ -287,12 +287,12 @@ class RunningMeans:
 
 
 def evaluate(
-    qrels: pd.DataFrame,
-    run: pd.DataFrame,
+    qrels: pd.DataFrame | None,
+    run: pd.DataFrame | None,
     conventions: Sequence[Convention] = (REFERENCE,),
     spec: MeasureSpec | None = None,
     run_name: str | None = None,
-    prepared: Prepared | None = None,
+    prepared: Prepared | Sequence[Callable[[], Prepared]] | None = None,
 ) -> pd.DataFrame:
     """The long table (run, convention, topic, measure, value) for every convention.
 
@@ -300,7 +300,9 @@ def evaluate(
     rows with trec_eval's aggregates. gm_map and gm_bpref have only an `all` row.
     `attrs["not_computed"]` maps a convention's name to the requested families it
     has no form for (bpref under expected ties): they have no rows. `prepared` is
-    `prepare(qrels, run)` when the caller has made it already, to use it again.
+    `prepare(qrels, run)` when the caller has made it already, to use it again, or
+    functions that each prepare a range of consecutive topics, to run on threads
+    (`ranking.from_dicts`'; then qrels and run may be None).
     """
     spec = spec or MeasureSpec()
     _check_ranks(run, conventions)
@@ -316,10 +318,12 @@ def evaluate(
                 del p.rankings[keys[i]]
         return parts
 
-    length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
-    if prepared is not None:
+    if isinstance(prepared, Prepared):
         makers = [lambda: prepared]
+    elif prepared is not None:
+        makers = list(prepared)
     else:
+        length = run.table.num_rows if isinstance(run, trec.Records) else len(run)
         makers = chunk_makers(qrels, run, -(-length // 2) if length >= THREADED_ROWS else None)
     from irscore.engine.system import threads  # concurrent.futures: ~10 ms of start-up, when used
 

@@ -364,7 +364,7 @@ def _plain_strings(column: pd.Series, what: str, place: Place = _row) -> pd.Seri
 def _bad_ids(strings: pa.Array) -> tuple[pa.Array | None, str]:
     """Which ids a TREC file could not hold, and why: a control character (a NUL, an
     escape), or empty or whitespace; (None, "") when all are fine."""
-    if not _maybe_blank(strings):
+    if not maybe_blank(strings):
         return None, ""
     for pattern, problem in ((_CONTROL, "holds a control character"), (_SPACE, "")):
         bad = ac.matches(strings, pattern)
@@ -406,7 +406,7 @@ def _few_stretches(strings: pa.Array) -> bool:
     return len(_stretch_starts(strings)) * 8 <= len(strings)
 
 
-def _maybe_blank(strings: pa.Array) -> bool:
+def maybe_blank(strings: pa.Array) -> bool:
     """False when no string can be empty or hold whitespace: every byte of the text is
     printable ASCII (whitespace is a byte up to 0x20 in ASCII, bytes from 0x80 beyond)
     and every string has a byte. One pass over the bytes instead of a regex per string."""

@@ -1,0 +1,151 @@
+"""A run and its qrels given as pytrec_eval-style dicts, prepared straight from the dicts.
+
+`{qid: {docno: grade}}` and `{qid: {docno: score}}` hold each topic's documents in
+hash tables already, so each run row's grade is one lookup in its topic's
+judgments: no docno is copied into Arrow and no (topic, docno) is sorted, as
+`prepare` must for frames and files. The docnos are ordered only where the
+ranking reads their order, among the rows tied at one float32 score in a topic
+(as `joins` does for docnos of 9 to 16 bytes). This takes the usual dict: str ids
+of printable ASCII, numbers for values (whole ones for grades). For anything else
+it gives None, and the caller takes the dicts apart the general way
+(`irscore.engine.reading.inputs`), which names a bad value's topic and docno.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from itertools import chain
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from irscore.engine.ranking.prepare import Labels, Prepared
+from irscore.engine.reading.inputs import maybe_blank
+from irscore.engine.system import arrays, joins
+from irscore.engine.system import arrow_compute as ac
+
+_HALVED_ROWS = 1 << 18  # run rows from which a run is prepared in two halves of its topics
+_CAUGHT = (pa.ArrowException, TypeError, ValueError, OverflowError)
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """A qrels dict's judged topics (in dict order), how many judgments each has, and
+    every docno and grade (topic by topic, in dict order; grades as int64)."""
+
+    topics: list[str]
+    sizes: np.ndarray
+    docno: pa.Array
+    grade: np.ndarray
+
+
+def judgments(qrels: Any) -> Judgments | None:
+    """The usual qrels dict's judgments, or None (for the general path to read or refuse)."""
+    parts = _topics(qrels)
+    if parts is None:
+        return None
+    topics, docs, docno = parts
+    try:
+        given = pa.array(list(chain.from_iterable(d.values() for d in docs)))
+    except _CAUGHT:
+        return None
+    numbers = pa.types.is_integer(given.type) or pa.types.is_floating(given.type)
+    if given.null_count or not numbers:
+        return None
+    grade = given.to_numpy().astype(np.float64)  # as `inputs._integers` checks them
+    if not (np.isfinite(grade) & (np.floor(grade) == grade) & (np.abs(grade) < 2.0**53)).all():
+        return None
+    sizes = np.fromiter(map(len, docs), np.int64, len(docs))
+    return Judgments(topics, sizes, docno, grade.astype(np.int64))
+
+
+def prepared(judged: Judgments, run: Any, name: str) -> list[Callable[[], Prepared]] | None:
+    """The usual run dict against `judged`, as functions that each prepare one range of
+    consecutive topics as `prepare` prepares a frame's (ranks in dict order, `name` its
+    source): two for a large run, whose joins and scoring `evaluate` runs on two threads
+    (numpy's and Arrow's work); or None (for the general path)."""
+    parts = _topics(run)
+    if parts is None:
+        return None
+    topics, docs, docno = parts
+    try:
+        score = pa.array(list(chain.from_iterable(d.values() for d in docs)), pa.float64())
+    except _CAUGHT:
+        return None
+    if score.null_count:
+        return None
+    score = score.to_numpy()
+    if not np.isfinite(score).all():
+        return None
+    labels = sorted({*map(str, judged.topics), *map(str, topics)})  # ASCII: byte order
+    code = {topic: i for i, topic in enumerate(labels)}
+    sizes = np.fromiter(map(len, docs), np.int64, len(docs))
+    n = int(sizes.sum())
+    r_topic = np.repeat(np.fromiter(map(code.__getitem__, topics), np.int64, len(topics)), sizes)
+    q_codes = np.fromiter(map(code.__getitem__, judged.topics), np.int64, len(judged.topics))
+    q_topic = np.repeat(q_codes, judged.sizes)
+    rank = np.arange(1, n + 1) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    qrels = q_topic, judged.docno, judged.grade
+    rows = r_topic, docno, score, rank
+    names = np.array(labels, dtype=object)
+    if n < _HALVED_ROWS:
+        return [partial(_joined, names, qrels, rows, name)]
+    per_topic = np.bincount(r_topic, minlength=len(labels)).cumsum()
+    middle = int(np.searchsorted(per_topic, n // 2)) + 1  # topic codes below it: about half
+    halves = ((q_topic < middle, r_topic < middle), (q_topic >= middle, r_topic >= middle))
+    return [partial(_joined, names, _taken(qrels, q), _taken(rows, r), name) for q, r in halves]
+
+
+def _taken(columns: tuple, rows: np.ndarray) -> tuple:
+    """The columns' values at the True rows (an Arrow column by Arrow's take)."""
+    at = np.flatnonzero(rows)
+    return tuple(
+        ac.take(c, arrays.as_arrow(at)) if isinstance(c, pa.Array) else c[at] for c in columns
+    )
+
+
+def _joined(labels: np.ndarray, qrels: tuple, run: tuple, name: str) -> Prepared:
+    """The `Prepared` of these qrels rows (topic codes, docnos, grades) and run rows (topic
+    codes, docnos, scores, ranks), every topic's label kept."""
+    q_topic, q_docno, q_grade = qrels
+    r_topic, r_docno, r_score, r_rank = run
+    joined = joins.join(q_topic, q_docno, q_grade, r_topic, r_docno, r_score)
+    return Prepared(
+        topics=labels,
+        run_docno=Labels(r_docno),
+        doc_width=joined.width,
+        qrels_topic=q_topic,
+        qrels_grade=q_grade,
+        run_topic=r_topic,
+        run_doc=joined.doc,
+        run_score=r_score,
+        run_rank=r_rank,
+        run_grade=joined.grade,
+        has_duplicates=joined.has_duplicates,
+        source=name,
+    )
+
+
+def _topics(nested: Any) -> tuple[list[str], list[Mapping], pa.Array] | None:
+    """A dict's topics with at least one document, their dicts and every docno (topic by
+    topic, in dict order), when every topic maps to a dict and every id is a str a TREC
+    file could hold; else None. None too when there is no document at all (the general
+    path refuses that)."""
+    if not isinstance(nested, Mapping):
+        return None
+    topics, docs = [], []
+    for topic, given in nested.items():
+        if not isinstance(given, Mapping):
+            return None
+        if given:
+            topics.append(topic)
+            docs.append(given)
+    try:  # a number among the ids is its text in the general path
+        ids = [pa.array(topics, pa.string())]
+        ids.append(pa.array(list(chain.from_iterable(docs)), pa.string()))
+    except _CAUGHT:
+        return None
+    return (topics, docs, ids[1]) if docs and not any(map(maybe_blank, ids)) else None
