@@ -46,7 +46,7 @@ def spilled_file(qrels, path, rows: int, scored) -> Iterator:
     from irscore.engine.reading import run_parts, topic_blocks
 
     by_topic = topic_blocks.QrelsByTopic(qrels)
-    parts = run_parts.RunParts(path, "auto", topic_blocks.BLOCK)
+    parts = run_parts.RunParts(path, "auto", topic_blocks.block_bytes(path))
     info = os.stat(path)
     size = info.st_size if stat.S_ISREG(info.st_mode) else None
     last = None
