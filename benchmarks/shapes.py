@@ -30,6 +30,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+import v2_ratio
 from measuring import (
     IRSCORE,
     TREC_EVAL_DEFAULT,
@@ -455,6 +456,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
         if steps is None:  # its shape was not measured: on its own
             steps = floor(interleaved(FLOOR, args.repeat), None)
         print("\n" + floor_line(steps), flush=True)
+        v2 = v2_ratio.figures(results)
+        if v2 is not None:
+            print(v2_ratio.line(v2), flush=True)
         api = []
         if not args.no_api:
             import shapes_api
@@ -471,6 +475,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
         ).stdout.strip()
         figures = {"measured": how, "shapes": results, "floor": steps, "api": api}
+        if v2 is not None:
+            figures["v2"] = v2
         args.out.write_text(json.dumps(figures, indent=1) + "\n")
     return results
 

@@ -233,3 +233,24 @@ def test_a_fork_adds_its_own_pages_not_those_it_shares(bench, child):
     _, peak = measuring.timed([sys.executable, "-c", FORKING.format(child=child)])
     base = 200 + child
     assert base < peak < base + 60, peak
+
+
+def test_v2_ratio_by_hand(monkeypatch):
+    """Issue 48 item 5's figure: irscore 11.5 s on marco1000v2 over 10 s on marco1000 is
+    1.15 (met); irscore / trec_eval 11.5 / 20 = 0.575 over 10 / 25 = 0.4 is 1.4375, and
+    trec_eval's own 20 / 25 = 0.8. Without both rows there is none."""
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    v2_ratio = importlib.import_module("v2_ratio")
+
+    def row(shape, ours, theirs):
+        tools = {"irscore": {"wall": ours}, "trec_eval": {"wall": theirs}}
+        return {"shape": shape, "tools": tools, "ratio": ours / theirs}
+
+    rows = [row("marco1000", 10.0, 25.0), row("marco1000v2", 11.5, 20.0)]
+    figures = v2_ratio.figures(rows)
+    assert figures["v2_ratio"] == pytest.approx(1.15)
+    assert figures["met"]
+    assert figures["v2_ratio_of_trec_eval_ratios"] == pytest.approx(1.4375)
+    assert figures["trec_eval_v2_ratio"] == pytest.approx(0.8)
+    assert "1.150x, target <= 1.15x: met" in v2_ratio.line(figures)
+    assert v2_ratio.figures(rows[:1]) is None

@@ -48,7 +48,7 @@ def spilled_file(qrels, path, rows: int, scored) -> Iterator:
     from irscore.engine.reading import run_parts, topic_blocks
 
     by_topic = topic_blocks.QrelsByTopic(qrels)
-    parts = run_parts.RunParts(path, "auto", topic_blocks.BLOCK)
+    parts = run_parts.RunParts(path, "auto", topic_blocks.block_bytes(path))
     size = _size(path)
     last = None
     try:

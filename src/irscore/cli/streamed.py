@@ -52,13 +52,14 @@ def run_text(
     made: Callable[[list], Iterator[TopicValues]],
 ) -> tuple[Iterator[bytes], Notes, str]:
     """(trec_eval's text of the run at `path` under one group of measures, the `Notes`,
-    the runid), read a block of whole topics at a time (about `BLOCK` bytes of text).
-    A run grouped by topic is read once; one whose topics come back is read again
-    through a spill to a private temporary folder (only the spill for a pipe).
-    `made` gives the values of a block's chunk makers, in order."""
+    the runid), read a block of whole topics at a time (about `BLOCK` bytes of text, more
+    for long lines: `topic_blocks.block_bytes`). A run grouped by topic is read once;
+    one whose topics come back is read again through a spill to a private temporary
+    folder (only the spill for a pipe). `made` gives the values of a block's chunk
+    makers, in order."""
     by_topic = qrels.by_topic() if isinstance(qrels, QrelsIndex) else QrelsByTopic(qrels)
     length = regular_file_size(path) if path != "-" else None
-    spool, size = None, BLOCK
+    spool, size = None, topic_blocks.block_bytes(path, BLOCK)
     try:
         if length is not None:
             parts = run_parts.RunParts(path, args.run_format, size)

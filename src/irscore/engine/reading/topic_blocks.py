@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 
@@ -25,9 +26,41 @@ from irscore.engine.reading.columns import combine
 from irscore.engine.system.arrays import as_arrow, numpy_view
 
 BLOCK = 1 << 22  # bytes of run text per block: a quarter of the readers' (a lower peak)
+# A short run line (MS MARCO v1's `102644 Q0 2566187 2 30.7974 bm25` and a newline: 34 bytes
+# on average): a run of longer lines gets as many more bytes a block (`block_bytes`).
+LINE = 36
+LONGEST = 4  # times BLOCK at most, whatever the lines' length
+_HEAD = 1 << 16  # bytes of a run's beginning read to measure its lines
 SPILL_BYTES = 1 << 24  # run text per bucket when spilling, unless the blocks are smaller
 BUCKETS_UNSIZED = 256  # buckets for an input whose size is unknown (a pipe)
 _LINE = "_line"  # a spilled row's line number, kept beside its fields
+
+
+def block_bytes(path: str | os.PathLike, block: int | None = None) -> int:
+    """`block` (default BLOCK) bytes of run text a block, or for a regular file of lines
+    longer than `LINE` on average (its first `_HEAD` bytes tell), as many more as keep
+    the lines of a block of short lines, at most `LONGEST` times as many bytes. A
+    block's cost is mostly per line and per block (its chunks' measures), so blocks of
+    fewer lines make the same run slower: MS MARCO v2's 55-byte lines took 1.25x the
+    CPU time of the 34-byte lines of the same run with numeric docnos in blocks of
+    4 MiB, 1.11x in blocks of 6 MiB."""
+    from irscore.engine.reading import streams
+
+    block = block or BLOCK
+    if str(path) == "-":
+        return block  # standard input: nothing may be read twice
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return block  # a pipe: nothing may be read twice
+        with streams.open_input(path) as (stream, _):
+            head = stream.read(_HEAD)
+    except (OSError, EOFError, ValueError):  # the reader says what is wrong
+        return block
+    lines = head.count(b"\n")
+    if lines == 0:
+        return block
+    mean = (head.rfind(b"\n") + 1) / lines
+    return int(block * min(max(mean / LINE, 1.0), LONGEST))
 
 
 class NotGrouped(Exception):
