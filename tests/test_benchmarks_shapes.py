@@ -217,7 +217,7 @@ held = b"x" * (200 << 20)  # 200 MiB written by the parent
 pid = os.fork()
 if pid == 0:
     own = b"y" * ({child} << 20) if {child} else b""  # the child's own pages
-    time.sleep(0.5)
+    time.sleep(1.0)
     os._exit(0)
 os.waitpid(pid, 0)
 """
@@ -232,7 +232,7 @@ def test_a_fork_adds_its_own_pages_not_those_it_shares(bench, child):
     measuring = importlib.import_module("measuring")
     _, peak = measuring.timed([sys.executable, "-c", FORKING.format(child=child)])
     base = 200 + child
-    assert base < peak < base + 60, peak
+    assert base < peak < base + 100, peak  # each process whole: 400 + child
 
 
 def test_v2_ratio_by_hand(monkeypatch):
