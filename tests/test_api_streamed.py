@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import random
 import warnings
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_streamed import qrels_lines, written
 
 import irscore
 from irscore import api_streams
@@ -33,22 +33,6 @@ def run_lines(topics: int, depth: int, seed: int = 3) -> list[str]:
         for t in [*range(1, topics + 1), 7001]
         for i in range(depth)
     ]
-
-
-def qrels_lines(topics: int, depth: int, seed: int = 5) -> list[str]:
-    """Judgments for run_lines' topics (grades -1 .. 2: negative ones too; most
-    retrieved documents unjudged), and two judged topics no run names (9001, 9002)."""
-    rng = random.Random(seed)
-    lines = []
-    for t in [*range(1, topics + 1), 9001, 9002]:
-        for d in sorted({f"d{rng.randrange(3 * depth)}x{rng.randrange(depth)}" for _ in range(8)}):
-            lines.append(f"{t} 0 {d} {rng.randrange(-1, 3)}\n")
-    return lines
-
-
-def written(path: Path, lines: list[str]) -> Path:
-    path.write_text("".join(lines))
-    return path
 
 
 def scored(qrels, runs, **kwargs) -> tuple[pd.DataFrame, list[tuple[type, str]]]:
@@ -92,7 +76,7 @@ def test_a_streamed_file_gives_the_table_and_warnings_of_the_whole_read(
     if not grouped:
         random.Random(4).shuffle(lines)
     run = written(tmp_path / "run", lines)
-    qrels = written(tmp_path / "qrels", qrels_lines(40, 30))
+    qrels = written(tmp_path / "qrels", qrels_lines(40, 30, lowest=-1))
     with monkeypatch.context() as whole:
         whole.setattr(api_streams, "STREAM_FROM", 1 << 62)
         expected, said = scored(str(qrels), str(run), measures=MEASURES, convention=GRID)
@@ -117,7 +101,7 @@ def test_several_runs_and_means_only(streaming, tmp_path, monkeypatch):
     one = written(tmp_path / "one", lines)
     random.Random(2).shuffle(lines)
     two = written(tmp_path / "two", lines)
-    qrels = written(tmp_path / "qrels", qrels_lines(60, 20))
+    qrels = written(tmp_path / "qrels", qrels_lines(60, 20, lowest=-1))
     runs = {"one": str(one), "two": str(two)}
     kwargs = {"measures": ["official"], "convention": ["reference", "all_qrels"]}
     with monkeypatch.context() as whole:
@@ -132,7 +116,7 @@ def test_held_rows_stay_flat_as_the_run_grows(streaming, tmp_path):
     """What is prepared at once is a block of topics: 10x the topics (of the same size)
     hold about as many rows (a block's, plus a topic carried over), while the whole
     read would hold all 2,010 / 20,010."""
-    qrels = written(tmp_path / "qrels", qrels_lines(1000, 20))
+    qrels = written(tmp_path / "qrels", qrels_lines(1000, 20, lowest=-1))
     peaks = []
     for topics in (100, 1000):
         run = written(tmp_path / f"run{topics}", run_lines(topics, 20))

@@ -18,6 +18,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from test_streamed import every_run_streamed
 
 from irscore.cli import main
 
@@ -40,17 +41,10 @@ def streaming(monkeypatch, tmp_path):
     call counted: run(flags, qrels, run) -> (status, stdout, stderr), with `.whole`
     (the qrels files read whole) and `.held` (the judgment rows of each read back by
     topic)."""
-    from irscore.cli import evaluate, streamed
     from irscore.engine.reading import qrels_blocks, trec
-    from irscore.engine.small import plain_evaluate
 
-    monkeypatch.setattr(evaluate, "STREAM_FROM", 0)
-    monkeypatch.setattr(streamed, "BLOCK", 2000)
+    every_run_streamed(monkeypatch, tmp_path, 2000)
     monkeypatch.setattr(qrels_blocks, "BLOCK", 200)
-    monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args, **kwargs: None)
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    monkeypatch.setattr("tempfile.tempdir", str(temporary))
     whole_reads, held, active = [], [], []
     read_whole, read_back = trec.read_qrels_records, qrels_blocks.IndexedByTopic._read
 

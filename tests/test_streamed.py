@@ -24,20 +24,27 @@ from irscore.cli import main
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
+def every_run_streamed(monkeypatch, tmp_path: Path, block: int) -> Path:
+    """Make `irscore evaluate` stream every run in blocks of about `block` bytes (no
+    small-file path), its temporary folders under tmp_path/tmp, which is returned."""
+    from irscore.cli import evaluate, streamed
+    from irscore.engine.small import plain_evaluate
+
+    monkeypatch.setattr(evaluate, "STREAM_FROM", 0)
+    monkeypatch.setattr(streamed, "BLOCK", block)
+    monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args, **kwargs: None)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temporary))
+    return temporary
+
+
 @pytest.fixture
 def streaming(monkeypatch, tmp_path):
     """`irscore evaluate` in this process, every run streamed in blocks of ~1,000 bytes,
     temporary folders made under tmp_path/tmp; returns run(flags, qrels, run) ->
     (status, stdout, stderr)."""
-    from irscore.cli import evaluate, streamed
-    from irscore.engine.small import plain_evaluate
-
-    monkeypatch.setattr(evaluate, "STREAM_FROM", 0)
-    monkeypatch.setattr(streamed, "BLOCK", 1000)
-    monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args, **kwargs: None)
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    monkeypatch.setattr("tempfile.tempdir", str(temporary))
+    temporary = every_run_streamed(monkeypatch, tmp_path, 1000)
 
     def run(flags: list[str], qrels: Path, run_path: Path) -> tuple[int, str, str]:
         out, err = io.StringIO(), io.StringIO()
@@ -77,13 +84,14 @@ def run_lines(topics: int, depth: int, seed: int = 3) -> list[str]:
     ]
 
 
-def qrels_lines(topics: int, depth: int, seed: int = 5) -> list[str]:
-    """Judgments for run_lines' topics, and two judged topics no run names."""
+def qrels_lines(topics: int, depth: int, seed: int = 5, lowest: int = 0) -> list[str]:
+    """Judgments for run_lines' topics (grades `lowest` .. 2; most retrieved documents
+    unjudged), and two judged topics no run names (9001, 9002)."""
     rng = random.Random(seed)
     lines = []
     for t in [*range(1, topics + 1), 9001, 9002]:
         for d in sorted({f"d{rng.randrange(3 * depth)}x{rng.randrange(depth)}" for _ in range(8)}):
-            lines.append(f"{t} 0 {d} {rng.randrange(3)}\n")
+            lines.append(f"{t} 0 {d} {rng.randrange(lowest, 3)}\n")
     return lines
 
 
