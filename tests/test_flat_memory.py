@@ -77,8 +77,8 @@ def streaming(monkeypatch, tmp_path):
     return run
 
 
-def whole(flags: list[str], qrels: Path, run_path: Path) -> tuple[int, str, str]:
-    """(status, stdout, stderr) of the run and the qrels read whole (the engine's path
+def whole(flags: list[str], qrels: Path, *run_paths: Path) -> tuple[int, str, str]:
+    """(status, stdout, stderr) of the runs and the qrels read whole (the engine's path
     that the golden tests check)."""
     from irscore.cli import evaluate
     from irscore.engine.small import plain_evaluate
@@ -89,7 +89,7 @@ def whole(flags: list[str], qrels: Path, run_path: Path) -> tuple[int, str, str]
     evaluate.STREAM_FROM = 1 << 62
     try:
         with redirect_stdout(out), redirect_stderr(err):
-            status = main(["evaluate", *flags, str(qrels), str(run_path)])
+            status = main(["evaluate", *flags, str(qrels), *map(str, run_paths)])
     finally:
         plain_evaluate.trec_eval_text, evaluate.STREAM_FROM = original
     return status, out.getvalue(), err.getvalue()
@@ -282,3 +282,19 @@ def test_a_block_of_comments_only_between_topics(streaming, tmp_path):
     status, out, err = streaming(["-q", "-m", "all_trec", "-c"], GOLDEN / "small.qrels", run)
     assert status == 0, err
     assert out == (GOLDEN / "small.c.trec_eval-9.0.8.txt").read_text()
+
+
+def test_several_runs_with_the_qrels_read_back_by_topic(monkeypatch, tmp_path):
+    """Several runs, each read a block at a time beside the indexed qrels (several runs
+    on the command line otherwise score in batches that need the qrels whole): the
+    bytes of the qrels read whole, each run's block after a head naming it."""
+    every_run_streamed(monkeypatch, tmp_path, 2000)
+    qrels, run = GOLDEN / "medium.qrels", GOLDEN / "medium.run"
+    other = tmp_path / "other.run"
+    other.write_text(run.read_text().replace(" 1 ", " 3 ", 5))
+    flags = ["-q", "-c", "-m", "all_trec"]
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(["evaluate", *flags, str(qrels), str(run), str(other)])
+    monkeypatch.undo()
+    assert (status, out.getvalue(), err.getvalue()) == whole(flags, qrels, run, other)

@@ -27,13 +27,16 @@ BATCH_RUNS = 64  # and at most this many runs
 def scorer(qrels, convention, groups: list, args: argparse.Namespace) -> Callable | None:
     """A function that scores a batch of runs together into the spool and gives each
     run's result as `evaluate`'s per-run `score` does, when these flags and qrels allow
-    it: trec_eval's text of a qrels without subtopics, without -Z or --verbose, each
+    it: trec_eval's text of a qrels read whole (not a `QrelsIndex`, which runs read a
+    block of topics at a time use) without subtopics, without -Z or --verbose, each
     group's convention `foldable`; None otherwise."""
     from irscore.engine.many_runs import foldable
     from irscore.engine.measures.groups import changed
+    from irscore.engine.reading.qrels_blocks import QrelsIndex
 
     if (
-        args.format != "trec"
+        isinstance(qrels, QrelsIndex)
+        or args.format != "trec"
         or args.R != "qrels"
         or args.Z is not None
         or args.verbose
