@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 import browser
 import pytest
 from cli_calls import printed as cli
-from workbench_page import DESKTOP, PHONE, Workbench, workbench
+from workbench_page import Workbench, workbench
 
 from irscore.cli import build_parser
 from irscore.engine.ranking.conventions import CHOICES
@@ -289,27 +289,14 @@ def test_the_cli_figures_keep_legends_off_the_data_and_ranks_whole(tmp_path):
     assert workbench_plots.interleave_figure({}, "a", "b").get_size_inches()[0] == 9.6
 
 
-@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
-def test_every_chart_stays_in_its_frame_at_both_widths(wb, size):
-    wb.page.set_viewport_size(size)
-    try:
-        for query, tab, shown in (
-            ("example=interleave&B=500", "compare", "#compare-chart[src]"),
-            ("example=wiki-dcg", "ranking", "#explain-chart[src]"),
-            ("example=ties", "ranking", "#tie-groups table"),
-            ("example=interleave", "interleave", "#interleave-chart[src]"),
-        ):
-            goto(wb, query, tab, shown)
-            until(wb, "[...document.images].every(i => !i.src || i.complete)")
-            assert wb.outside_frames() == [], (query, tab)
-            assert wb.repeated_ids() == []
-            wb.shot(f"pagefix-{tab}-{query.split('=')[1].split('&')[0]}-{size['width']}")
-        if size == DESKTOP:  # the interleaving figure takes the width of the page
-            widths = wb.page.evaluate(
-                "[document.getElementById('interleave-chart').getBoundingClientRect().width,"
-                " document.querySelector('main').clientWidth]"
-            )
-            assert widths[0] >= 0.9 * (widths[1] - 32), widths
-    finally:
-        wb.page.set_viewport_size(DESKTOP)
+def test_the_interleaving_figure_takes_the_width_of_the_page(wb):
+    """(Every chart inside its frame at both widths: test_page_sweep's
+    test_every_tab_reads_at_desktop_and_phone_width.)"""
+    goto(wb, "example=interleave", "interleave", "#interleave-chart[src]")
+    until(wb, "[...document.images].every(i => !i.src || i.complete)")
+    widths = wb.page.evaluate(
+        "[document.getElementById('interleave-chart').getBoundingClientRect().width,"
+        " document.querySelector('main').clientWidth]"
+    )
+    assert widths[0] >= 0.9 * (widths[1] - 32), widths
     assert wb.errors == []
