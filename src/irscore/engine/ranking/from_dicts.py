@@ -1,14 +1,12 @@
 """A run and its qrels given as pytrec_eval-style dicts, prepared straight from the dicts.
 
-`{qid: {docno: grade}}` and `{qid: {docno: score}}` hold each topic's documents in
-hash tables already, so each run row's grade is one lookup in its topic's
-judgments: no docno is copied into Arrow and no (topic, docno) is sorted, as
-`prepare` must for frames and files. The docnos are ordered only where the
-ranking reads their order, among the rows tied at one float32 score in a topic
-(as `joins` does for docnos of 9 to 16 bytes). This takes the usual dict: str ids
-of printable ASCII, numbers for values (whole ones for grades). For anything else
-it gives None, and the caller takes the dicts apart the general way
-(`irscore.engine.reading.inputs`), which names a bad value's topic and docno.
+The ids, scores and grades of `{qid: {docno: grade}}` and `{qid: {docno: score}}` go
+to Arrow and numpy once, a level of the dict at a time, and meet in `joins.join` as a
+file's columns do: no pandas frame, categorical or per-column check is built, as the
+general path (`irscore.engine.reading.inputs`) must for any input. This takes the
+usual dict: str ids of printable ASCII, numbers for values (whole ones for grades).
+For anything else it gives None, and the caller takes the dicts apart the general
+way, which names a bad value's topic and docno.
 """
 
 from __future__ import annotations
@@ -144,8 +142,10 @@ def _topics(nested: Any) -> tuple[list[str], list[Mapping], pa.Array] | None:
             topics.append(topic)
             docs.append(given)
     try:  # a number among the ids is its text in the general path
-        ids = [pa.array(topics, pa.string())]
-        ids.append(pa.array(list(chain.from_iterable(docs)), pa.string()))
+        topic_ids = pa.array(topics, pa.string())
+        docnos = pa.array(list(chain.from_iterable(docs)), pa.string())
     except _CAUGHT:
         return None
-    return (topics, docs, ids[1]) if docs and not any(map(maybe_blank, ids)) else None
+    if not docs or maybe_blank(topic_ids) or maybe_blank(docnos):
+        return None
+    return topics, docs, docnos
