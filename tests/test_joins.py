@@ -72,6 +72,29 @@ def test_matches_a_dict_join_on_generated_rows(monkeypatch, threaded, long_docno
         assert not joined.has_duplicates
 
 
+def test_a_join_on_a_helper_thread_sorts_on_that_thread(monkeypatch):
+    """The two-thread sort is for the main thread: a join already on one of `evaluate`'s
+    or `from_dicts`' two threads (one half of the work) starts no more threads, which on
+    two cores only added copies of the docnos and switches, with the same result."""
+    from irscore.engine.system import threads
+
+    monkeypatch.setattr(joins, "_THREADED", 0)  # every join would split its sort
+    qrels, run = [(0, "a", 2), (1, "b", 1)], [(0, "b"), (0, "a"), (1, "b"), (1, "c")]
+    on_main = _join(qrels, run)
+    started = []
+    real_pool = threads.pool
+    monkeypatch.setattr(threads, "pool", lambda n: started.append(n) or real_pool(n))
+    with real_pool(1) as helper:
+        on_helper = helper.submit(_join, qrels, run).result()
+        assert helper.submit(threads.on_helper).result()
+    assert started == []
+    assert not threads.on_helper()
+    for field in ("doc", "grade"):
+        assert getattr(on_helper, field).tolist() == getattr(on_main, field).tolist()
+    assert on_helper.width == on_main.width == 2
+    assert on_helper.grade.tolist() == [NJ, 2, 1, NJ]
+
+
 def _join_codes(qrels: list[tuple[int, int, int]], run: list[tuple[int, int]], width: int):
     q = np.array(qrels, dtype=np.int64).reshape(-1, 3)
     r = np.array(run, dtype=np.int64).reshape(-1, 2)

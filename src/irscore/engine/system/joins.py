@@ -299,8 +299,11 @@ def _chunked(first: pa.Array, second: pa.Array) -> pa.ChunkedArray:
 
 def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:
     """`_sorted` of all rows: topics split into two halves sorted at once on two threads
-    (Arrow's sort and comparisons let go of the GIL) when there are many rows."""
-    if len(topic) < _THREADED:
+    (Arrow's sort and comparisons let go of the GIL) when there are many rows and this
+    is not already a helper thread (whose work is one half of the caller's)."""
+    from irscore.engine.system import threads
+
+    if len(topic) < _THREADED or threads.on_helper():
         return _sorted(topic, docno.combine_chunks())
     counts = np.bincount(topic)
     middle = int(np.searchsorted(np.cumsum(counts), len(topic) // 2)) + 1
@@ -311,8 +314,6 @@ def _sort(topic: np.ndarray, docno: pa.ChunkedArray) -> tuple[np.ndarray, ...]:
     def half(rows: np.ndarray) -> tuple[np.ndarray, ...]:
         order, topic_start, new = _sorted(topic[rows], taken(docno, rows))
         return rows[order], topic_start, new
-
-    from irscore.engine.system import threads
 
     with threads.pool(2) as pool:
         parts = list(pool.map(half, halves))

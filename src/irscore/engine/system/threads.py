@@ -10,12 +10,27 @@ put on them beside a read only when every input is a regular file.
 from __future__ import annotations
 
 import signal
+import threading
 from concurrent.futures import ThreadPoolExecutor
+
+_HELPER = threading.local()
 
 
 def pool(workers: int) -> ThreadPoolExecutor:
     """A thread pool whose threads block SIGINT."""
-    return ThreadPoolExecutor(workers, initializer=block_interrupts)
+    return ThreadPoolExecutor(workers, initializer=_started)
+
+
+def on_helper() -> bool:
+    """True in a thread of `pool`: its work is already one part of several side by side,
+    so splitting it again onto more threads than cores only adds copies and switches."""
+    return getattr(_HELPER, "started", False)
+
+
+def _started() -> None:
+    """A helper's first step: SIGINT blocked, and the thread marked as a helper."""
+    block_interrupts()
+    _HELPER.started = True
 
 
 def block_interrupts() -> None:
