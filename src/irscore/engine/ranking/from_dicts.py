@@ -45,13 +45,14 @@ def judgments(qrels: Any) -> Judgments | None:
     parts = _topics(qrels)
     if parts is None:
         return None
-    topics, docs, docno = parts
+    topics, docs = parts
+    docno = _docnos(docs)
     try:
         given = pa.array(list(chain.from_iterable(d.values() for d in docs)))
     except _CAUGHT:
         return None
     numbers = pa.types.is_integer(given.type) or pa.types.is_floating(given.type)
-    if given.null_count or not numbers:
+    if docno is None or given.null_count or not numbers:
         return None
     grade = given.to_numpy().astype(np.float64)  # as `inputs._integers` checks them
     if not (np.isfinite(grade) & (np.floor(grade) == grade) & (np.abs(grade) < 2.0**53)).all():
@@ -64,37 +65,53 @@ def prepared(judged: Judgments, run: Any, name: str) -> list[Callable[[], Prepar
     """The usual run dict against `judged`, as functions that each prepare one range of
     consecutive topics as `prepare` prepares a frame's (ranks in dict order, `name` its
     source): two for a large run, whose joins and scoring `evaluate` runs on two threads
-    (numpy's and Arrow's work); or None (for the general path)."""
+    (numpy's and Arrow's work); or None (for the general path). A large run's topics are
+    parted before their ids and scores go to Arrow, so neither half is copied out of
+    the whole."""
     parts = _topics(run)
     if parts is None:
         return None
-    topics, docs, docno = parts
+    topics, docs = parts
+    labels = sorted({*map(str, judged.topics), *map(str, topics)})  # ASCII: byte order
+    code = {topic: i for i, topic in enumerate(labels)}
+    r_codes = np.fromiter(map(code.__getitem__, topics), np.int64, len(topics))
+    sizes = np.fromiter(map(len, docs), np.int64, len(docs))
+    q_codes = np.fromiter(map(code.__getitem__, judged.topics), np.int64, len(judged.topics))
+    qrels = np.repeat(q_codes, judged.sizes), judged.docno, judged.grade
+    names = np.array(labels, dtype=object)
+    n = int(sizes.sum())
+    if n < _HALVED_ROWS:
+        rows = _rows(r_codes, docs, sizes)
+        return None if rows is None else [partial(_joined, names, qrels, rows, name)]
+    per_code = np.bincount(r_codes, sizes, minlength=len(labels)).cumsum()
+    middle = int(np.searchsorted(per_code, n // 2)) + 1  # topic codes below it: about half
+    makers = []
+    for low in (True, False):
+        at = np.flatnonzero((r_codes < middle) == low)
+        rows = _rows(r_codes[at], [docs[i] for i in at], sizes[at])
+        if rows is None:
+            return None
+        q = _taken(qrels, (qrels[0] < middle) == low)
+        makers.append(partial(_joined, names, q, rows, name))
+    return makers
+
+
+def _rows(codes: np.ndarray, docs: list[Mapping], sizes: np.ndarray) -> tuple | None:
+    """These topics' run rows (topic codes, docnos, scores, ranks in dict order), or None
+    when a docno or a score is not what the usual dict holds."""
+    docno = _docnos(docs)
     try:
         score = pa.array(list(chain.from_iterable(d.values() for d in docs)), pa.float64())
     except _CAUGHT:
         return None
-    if score.null_count:
+    if docno is None or score.null_count:
         return None
     score = score.to_numpy()
     if not np.isfinite(score).all():
         return None
-    labels = sorted({*map(str, judged.topics), *map(str, topics)})  # ASCII: byte order
-    code = {topic: i for i, topic in enumerate(labels)}
-    sizes = np.fromiter(map(len, docs), np.int64, len(docs))
     n = int(sizes.sum())
-    r_topic = np.repeat(np.fromiter(map(code.__getitem__, topics), np.int64, len(topics)), sizes)
-    q_codes = np.fromiter(map(code.__getitem__, judged.topics), np.int64, len(judged.topics))
-    q_topic = np.repeat(q_codes, judged.sizes)
     rank = np.arange(1, n + 1) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    qrels = q_topic, judged.docno, judged.grade
-    rows = r_topic, docno, score, rank
-    names = np.array(labels, dtype=object)
-    if n < _HALVED_ROWS:
-        return [partial(_joined, names, qrels, rows, name)]
-    per_topic = np.bincount(r_topic, minlength=len(labels)).cumsum()
-    middle = int(np.searchsorted(per_topic, n // 2)) + 1  # topic codes below it: about half
-    halves = ((q_topic < middle, r_topic < middle), (q_topic >= middle, r_topic >= middle))
-    return [partial(_joined, names, _taken(qrels, q), _taken(rows, r), name) for q, r in halves]
+    return np.repeat(codes, sizes), docno, score, rank
 
 
 def _taken(columns: tuple, rows: np.ndarray) -> tuple:
@@ -127,11 +144,10 @@ def _joined(labels: np.ndarray, qrels: tuple, run: tuple, name: str) -> Prepared
     )
 
 
-def _topics(nested: Any) -> tuple[list[str], list[Mapping], pa.Array] | None:
-    """A dict's topics with at least one document, their dicts and every docno (topic by
-    topic, in dict order), when every topic maps to a dict and every id is a str a TREC
-    file could hold; else None. None too when there is no document at all (the general
-    path refuses that)."""
+def _topics(nested: Any) -> tuple[list[str], list[Mapping]] | None:
+    """A dict's topics with at least one document and their dicts (in dict order), when
+    every topic maps to a dict and every topic id is a str a TREC file could hold; else
+    None. None too when there is no document at all (the general path refuses that)."""
     if not isinstance(nested, Mapping):
         return None
     topics, docs = [], []
@@ -143,9 +159,18 @@ def _topics(nested: Any) -> tuple[list[str], list[Mapping], pa.Array] | None:
             docs.append(given)
     try:  # a number among the ids is its text in the general path
         topic_ids = pa.array(topics, pa.string())
+    except _CAUGHT:
+        return None
+    if not docs or maybe_blank(topic_ids):
+        return None
+    return topics, docs
+
+
+def _docnos(docs: list[Mapping]) -> pa.Array | None:
+    """Every docno of these dicts (dict by dict, in dict order), or None when one is not
+    a str a TREC file could hold."""
+    try:
         docnos = pa.array(list(chain.from_iterable(docs)), pa.string())
     except _CAUGHT:
         return None
-    if not docs or maybe_blank(topic_ids) or maybe_blank(docnos):
-        return None
-    return topics, docs, docnos
+    return None if maybe_blank(docnos) else docnos
