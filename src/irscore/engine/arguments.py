@@ -194,10 +194,9 @@ def is_named_runs(runs: Any) -> bool:
     by name later), at least one a run; a dict run's values are {docno: score}."""
     if not isinstance(runs, Mapping):
         return False
-    values = list(runs.values())
-    empty = [isinstance(v, Mapping) and not v for v in values]
-    return any(is_run(v) for v in values) and all(
-        e or is_run(v) for e, v in zip(empty, values, strict=True)
+    values = runs.values()  # a dict run's first topic ends the first test
+    return all((isinstance(v, Mapping) and not v) or is_run(v) for v in values) and any(
+        is_run(v) for v in values
     )
 
 
