@@ -30,10 +30,11 @@ def streams(qrels: Any, run: Any) -> bool:
 
 def large(path: str | os.PathLike) -> bool:
     """True for a file larger than `STREAM_FROM`, or not a regular file (a pipe)."""
-    try:
-        size = _size(path)
-    except OSError:
+    from irscore.engine.reading.streams import regular_file_size
+
+    if not os.path.exists(path):
         return False  # its error comes from the readers
+    size = regular_file_size(path)
     return size is None or size > STREAM_FROM
 
 
@@ -46,10 +47,11 @@ def spilled_file(qrels, path, rows: int, scored) -> Iterator:
     from irscore.engine.ranking.input_checks import require_records
     from irscore.engine.ranking.prepare import chunk_makers
     from irscore.engine.reading import run_parts, topic_blocks
+    from irscore.engine.reading.streams import regular_file_size
 
     by_topic = topic_blocks.QrelsByTopic(qrels)
     parts = run_parts.RunParts(path, "auto", topic_blocks.block_bytes(path))
-    size = _size(path)
+    size = regular_file_size(path)
     last = None
     try:
         for block in topic_blocks.spilled(parts, size):
@@ -200,28 +202,21 @@ def _scored_file(qrels, path, plans: list):
     once, a block at a time; one whose topics come back read again through the spill.
     A run in JSON or Parquet: its records, read whole."""
     from irscore.engine.reading import run_parts, topic_blocks
+    from irscore.engine.reading.streams import regular_file_size
 
     by_topic = topic_blocks.QrelsByTopic(qrels)
-    size = _size(path)
+    size, block = regular_file_size(path), topic_blocks.block_bytes(path)
     try:
         if size is not None:
-            parts = run_parts.RunParts(path, "auto", topic_blocks.BLOCK)
+            parts = run_parts.RunParts(path, "auto", block)
             try:
                 return _scored_blocks(topic_blocks.grouped(parts), parts, by_topic, plans)
             except topic_blocks.NotGrouped:
                 by_topic.seen[:] = False
-        parts = run_parts.RunParts(path, "auto", topic_blocks.BLOCK)
+        parts = run_parts.RunParts(path, "auto", block)
         return _scored_blocks(topic_blocks.spilled(parts, size), parts, by_topic, plans)
     except run_parts.Structured as structured:
         return structured.records
-
-
-def _size(path) -> int | None:
-    """The size of a regular file; None for a pipe or a device."""
-    import stat
-
-    info = os.stat(path)
-    return info.st_size if stat.S_ISREG(info.st_mode) else None
 
 
 def _scored_blocks(blocks, parts, by_topic, plans: list) -> tuple[str | None, str, list]:

@@ -167,18 +167,6 @@ def read_inputs(
     return qrels, (described(read_run(args, p)) for p in run_paths)
 
 
-def regular_file_size(path: str) -> int | None:
-    """The size of a regular file; None for anything else (`-`, a pipe, a FIFO, a
-    device, a path that cannot be read: that one's error comes when it is read)."""
-    import stat
-
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_size if stat.S_ISREG(info.st_mode) else None
-
-
 def read_run(args: argparse.Namespace, path: str):
     """One run as `trec.Records`, in the format the flags name."""
     from irscore.engine.reading import trec

@@ -18,9 +18,9 @@ from irscore.cli.common import (
     note_not_computed,
     read_inputs,
     read_run,
-    regular_file_size,
     trec_eval_version,
 )
+from irscore.engine.reading.streams import regular_file_size
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

@@ -22,7 +22,6 @@ from typing import BinaryIO
 import numpy as np
 
 from irscore.cli import chunked
-from irscore.cli.common import regular_file_size
 from irscore.engine.evaluate import (
     CHUNK_TOPICS,
     RunningMeans,
@@ -36,6 +35,7 @@ from irscore.engine.output import trec_eval_text
 from irscore.engine.ranking.rank import Notes
 from irscore.engine.reading import run_parts, topic_blocks, trec
 from irscore.engine.reading.qrels_blocks import QrelsIndex
+from irscore.engine.reading.streams import regular_file_size
 from irscore.engine.reading.topic_blocks import QrelsByTopic
 
 BLOCK = topic_blocks.BLOCK  # bytes of run text per block

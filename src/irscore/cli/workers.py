@@ -21,8 +21,9 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from irscore.cli.common import UsageError, regular_file_size, user_errors
+from irscore.cli.common import UsageError, user_errors
 from irscore.cli.endings import OUT_OF_MEMORY, default_termination
+from irscore.engine.reading.streams import regular_file_size
 from irscore.engine.system.forked import ENDING, HeldBack
 
 WORKERS = 2

@@ -90,6 +90,16 @@ def open_input(path: str | os.PathLike) -> Iterator[tuple[BinaryIO, str | None]]
         yield raw, None
 
 
+def regular_file_size(path: str | os.PathLike) -> int | None:
+    """The size of a regular file; None for anything else (`-`, a pipe, a FIFO, a
+    device, a path that cannot be read: that one's error comes when it is read)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
 def block_size(stream: BinaryIO, compression: str | None) -> int:
     """BLOCK, or for an uncompressed regular file smaller than that, its size and a byte
     (what is left to read is no more): a read of n bytes allocates n first, 0.5 ms for
