@@ -60,7 +60,7 @@ class Memory:
 
 PLUS_100 = Memory("<= te + 100 MiB", lambda te: te + 100)  # below 1M lines
 TIMES_06 = Memory("<= 0.6x te", lambda te: 0.6 * te)  # at 7M lines and more
-FLAT_600 = Memory("<= 600 MiB", lambda te: 600)  # streamed by topic (issue 48 item 1)
+FLAT_600 = Memory("<= 600 MiB", lambda te: 600)  # issue 48: streamed by topic, or runs one by one
 
 
 @dataclass(frozen=True)
@@ -223,7 +223,7 @@ SHAPES = [
         "1,000 TREC DL runs of 43 x 200, one call vs a trec_eval loop",
         lambda f, q: _generators().trec_dl(f, 10 if q else 1000, 5 if q else 43, depth=200),
         0.3,
-        PLUS_100,
+        FLAT_600,  # issue 48 item 3: a thousand runs within item 1's bound
     ),
 ]
 
