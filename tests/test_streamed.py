@@ -153,20 +153,19 @@ def test_a_topic_that_comes_back_is_read_again_through_the_spill(streaming, tmp_
 
 def held_rows(monkeypatch, flags, qrels, run, streaming) -> int:
     """The most run rows one block held."""
-    from irscore.cli import streamed
+    from irscore.engine.reading import topic_blocks
 
     most = [0]
-    score = streamed._score
+    read = topic_blocks.read
 
-    def counted(blocks, *args):
-        def counting():
-            for block in blocks:
-                most[0] = max(most[0], block.table.num_rows)
-                yield block
+    def counted(path, run_format, block, score, again):
+        def counting(run):
+            most[0] = max(most[0], run.table.num_rows)
+            score(run)
 
-        return score(counting(), *args)
+        return read(path, run_format, block, counting, again)
 
-    monkeypatch.setattr(streamed, "_score", counted)
+    monkeypatch.setattr(topic_blocks, "read", counted)
     status, _, err = streaming(flags, qrels, run)
     assert status == 0, err
     return most[0]

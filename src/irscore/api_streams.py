@@ -198,40 +198,20 @@ def evaluated(qrels, name: str | None, run: Any, done: bool, plans: list) -> tup
 
 def _scored_file(qrels, path, plans: list):
     """(the run's first tag, its name in messages, per plan per convention its values in
-    chunks of topics in topic order) of a large run file: a run grouped by topic read
-    once, a block at a time; one whose topics come back read again through the spill.
-    A run in JSON or Parquet: its records, read whole."""
-    from irscore.engine.reading import run_parts, topic_blocks
-    from irscore.engine.reading.streams import regular_file_size
-
-    by_topic = topic_blocks.QrelsByTopic(qrels)
-    size, block = regular_file_size(path), topic_blocks.block_bytes(path)
-    try:
-        if size is not None:
-            parts = run_parts.RunParts(path, "auto", block)
-            try:
-                return _scored_blocks(topic_blocks.grouped(parts), parts, by_topic, plans)
-            except topic_blocks.NotGrouped:
-                by_topic.seen[:] = False
-        parts = run_parts.RunParts(path, "auto", block)
-        return _scored_blocks(topic_blocks.spilled(parts, size), parts, by_topic, plans)
-    except run_parts.Structured as structured:
-        return structured.records
-
-
-def _scored_blocks(blocks, parts, by_topic, plans: list) -> tuple[str | None, str, list]:
-    """`_scored_file`'s result from the run's blocks of whole topics: each block scored
-    against its topics' judgments, a chunk of topics at a time, under every plan's
-    conventions (a chunk prepared once for all); -c's judged topics that no block
-    names, last; then every convention's values put in topic order."""
+    chunks of topics in topic order) of a large run file, read a block of whole topics
+    at a time (`topic_blocks.read`): each block scored against its topics' judgments, a
+    chunk of topics at a time, under every plan's conventions (a chunk prepared once
+    for all); -c's judged topics that no block names, last; then every convention's
+    values put in topic order. A run in JSON or Parquet: its records, read whole."""
     import warnings
 
     from irscore.engine.evaluate import chunk_rows, topic_values
     from irscore.engine.ranking.input_checks import bom_note, require_records
     from irscore.engine.ranking.prepare import chunk_makers
     from irscore.engine.ranking.rank import ranking_key
-    from irscore.engine.reading import topic_blocks
+    from irscore.engine.reading import run_parts, topic_blocks
 
+    by_topic = topic_blocks.QrelsByTopic(qrels)
     flat = [(c, spec) for grid, spec in plans for c in grid]
     keys = [ranking_key(c) for c, _ in flat]
     last_use = {key: k for k, key in enumerate(keys)}
@@ -245,15 +225,23 @@ def _scored_blocks(blocks, parts, by_topic, plans: list) -> tuple[str | None, st
                 if last_use[keys[k]] == k:  # no later convention shares this ranking: free it
                     del p.rankings[keys[k]]
 
-    last = None
-    for block in blocks:
+    def block(run) -> None:
         if any(c.tie_break == "rank" for c, _ in flat):
-            block.check_ranks()
-        score(by_topic.of(block), block, chunk_rows(block.table.num_rows))
-        last = block
+            run.check_ranks()
+        score(by_topic.of(run), run, chunk_rows(run.table.num_rows))
+
+    def again() -> None:
+        for values in found:
+            values.clear()
+        by_topic.seen[:] = False
+
+    try:
+        parts, last = topic_blocks.read(path, "auto", topic_blocks.block_bytes(path), block, again)
+    except run_parts.Structured as structured:
+        return structured.records
     require_records(parts.parser.name, "run", parts.rows, parts.other_lines)
     if parts.parser.bom:
-        warnings.warn(bom_note(parts.parser.name), stacklevel=4)
+        warnings.warn(bom_note(parts.parser.name), stacklevel=3)
     unseen = by_topic.unseen()
     if unseen.table.num_rows and last is not None:
         score(unseen, topic_blocks.empty_like(last), None)

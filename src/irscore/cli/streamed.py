@@ -33,9 +33,8 @@ from irscore.engine.evaluate import (
 from irscore.engine.measures.registry import is_text
 from irscore.engine.output import trec_eval_text
 from irscore.engine.ranking.rank import Notes
-from irscore.engine.reading import run_parts, topic_blocks, trec
+from irscore.engine.reading import topic_blocks, trec
 from irscore.engine.reading.qrels_blocks import QrelsIndex
-from irscore.engine.reading.streams import regular_file_size
 from irscore.engine.reading.topic_blocks import QrelsByTopic
 
 BLOCK = topic_blocks.BLOCK  # bytes of run text per block
@@ -58,22 +57,23 @@ def run_text(
     folder (only the spill for a pipe). `made` gives the values of a block's chunk
     makers, in order."""
     by_topic = qrels.by_topic() if isinstance(qrels, QrelsIndex) else QrelsByTopic(qrels)
-    length = regular_file_size(path) if path != "-" else None
-    spool, size = None, topic_blocks.block_bytes(path, BLOCK)
+    spool = _Spool(c, g, args.q)
+
+    def score(block: trec.Records) -> None:
+        rows = chunk_rows(block.table.num_rows)
+        makers = topic_value_makers(by_topic.of(block), block, c, g.spec, rows, True, CHUNK_TOPICS)
+        for part in made(makers):
+            spool.put(part)
+
+    def again() -> None:
+        nonlocal spool
+        spool.close()
+        spool = _Spool(c, g, args.q)
+        by_topic.seen[:] = False
+
     try:
-        if length is not None:
-            parts = run_parts.RunParts(path, args.run_format, size)
-            spool = _Spool(c, g, args.q)
-            try:
-                _score(topic_blocks.grouped(parts), by_topic, spool, c, g, made)
-            except topic_blocks.NotGrouped:
-                spool.close()
-                spool = None
-                by_topic.seen[:] = False
-        if spool is None:
-            parts = run_parts.RunParts(path, args.run_format, size)
-            spool = _Spool(c, g, args.q)
-            _score(topic_blocks.spilled(parts, length), by_topic, spool, c, g, made)
+        size = topic_blocks.block_bytes(path, BLOCK)
+        parts, last = topic_blocks.read(path, args.run_format, size, score, again)
         from irscore.engine.ranking.input_checks import require_records
 
         require_records(parts.parser.name, "run", parts.rows, parts.other_lines)
@@ -84,15 +84,14 @@ def run_text(
 
             print(f"irscore: note: {bom_note(parts.parser.name)}", file=sys.stderr)
         for unseen in by_topic.unseen_blocks():  # -c's judged topics no block named
-            if unseen.table.num_rows and spool.last is not None:
-                empty = topic_blocks.empty_like(spool.last)
+            if unseen.table.num_rows and last is not None:
+                empty = topic_blocks.empty_like(last)
                 for part in made(topic_value_makers(unseen, empty, c, g.spec, text=True)):
                     spool.put(part)
         runid = parts.runid()
         summary = chunked.summary_lines(g, spool.means(), runid, args)
     except BaseException:
-        if spool is not None:
-            spool.close()
+        spool.close()
         raise
     return _chained(spool.text(), summary), spool.finished_notes(), runid
 
@@ -101,17 +100,6 @@ def _chained(*texts) -> Iterator[bytes]:
     """The texts one after the other."""
     for text in texts:
         yield from text
-
-
-def _score(blocks, by_topic, spool: _Spool, c, g, made) -> None:
-    """Score every block into the spool: its topics' judgments, a chunk at a time."""
-    for block in blocks:
-        rows = chunk_rows(block.table.num_rows)
-        qrels = by_topic.of(block)
-        makers = topic_value_makers(qrels, block, c, g.spec, rows, True, CHUNK_TOPICS)
-        for part in made(makers):
-            spool.put(part)
-        spool.last = block
 
 
 class _Spool:
@@ -128,7 +116,6 @@ class _Spool:
         self.names: list[str] | None = None  # the measures added to the means, in order
         self.notes: Notes | None = None
         self.num_rel_all: float | None = None
-        self.last: trec.Records | None = None  # the last block scored
 
     def put(self, part: TopicValues) -> None:
         """A chunk's lines and values written, its topics' places and notes kept."""

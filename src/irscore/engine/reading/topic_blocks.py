@@ -16,7 +16,7 @@ import dataclasses
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -61,6 +61,37 @@ def block_bytes(path: str | os.PathLike, block: int | None = None) -> int:
         return block
     mean = (head.rfind(b"\n") + 1) / lines
     return int(block * min(max(mean / LINE, 1.0), LONGEST))
+
+
+def read(
+    path: str | os.PathLike,
+    run_format: str,
+    block: int,
+    score: Callable[[trec.Records], None],
+    again: Callable[[], None],
+) -> tuple[run_parts.RunParts, trec.Records | None]:
+    """The run at `path` handed to `score` a block of whole topics (about `block` bytes of
+    text) at a time: read once when it is grouped by topic; when a topic comes back,
+    `again()` (the caller drops what it scored) and read again through `spilled` (a
+    pipe or standard input only so). The parts read (their counts, tag and parser)
+    and the last block (None when there was none)."""
+    from irscore.engine.reading.streams import regular_file_size
+
+    size = regular_file_size(path) if str(path) != "-" else None
+    last = None
+    if size is not None:
+        parts = run_parts.RunParts(path, run_format, block)
+        try:
+            for last in grouped(parts):
+                score(last)
+            return parts, last
+        except NotGrouped:
+            again()
+            last = None
+    parts = run_parts.RunParts(path, run_format, block)
+    for last in spilled(parts, size):
+        score(last)
+    return parts, last
 
 
 class NotGrouped(Exception):
