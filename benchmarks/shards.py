@@ -27,19 +27,22 @@ SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 RUN = "bm25"
 
 
-def snakemake(workdir: Path, cores: int, *targets: str) -> float:
-    """Wall-clock seconds of one snakemake call (it must succeed)."""
+def timed(workdir: Path, args: list[str], env: dict[str, str] | None = None) -> float:
+    """Wall-clock seconds of `snakemake ARGS` in `workdir` (it must succeed); also
+    benchmarks/slurm.py's."""
     start = time.perf_counter()
     done = subprocess.run(
-        [str(SNAKEMAKE), *targets, "--cores", str(cores), "--quiet", "all"],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
+        [str(SNAKEMAKE), *args], cwd=workdir, env=env, capture_output=True, text=True
     )
     seconds = time.perf_counter() - start
     if done.returncode:
         raise SystemExit(done.stdout + done.stderr)
     return seconds
+
+
+def snakemake(workdir: Path, cores: int, *targets: str) -> float:
+    """Wall-clock seconds of one quiet snakemake call making `targets` on `cores`."""
+    return timed(workdir, [*targets, "--cores", str(cores), "--quiet", "all"])
 
 
 def main() -> None:

@@ -18,16 +18,14 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+import shards
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 SLURM = ["--profile", "workflow/profiles/slurm"]
 SLURM += ["--default-resources", "slurm_partition=main", "slurm_account=local"]
 RUNS = {
@@ -59,18 +57,7 @@ def timed(workdir: Path, raw: Path, args: list[str]) -> float:
     shutil.rmtree(workdir / "results", ignore_errors=True)
     shutil.rmtree(workdir / ".snakemake", ignore_errors=True)
     env = {k: v for k, v in os.environ.items() if k != "SLURM_CONF"}
-    start = time.perf_counter()
-    done = subprocess.run(
-        [str(SNAKEMAKE), *args],
-        cwd=workdir,
-        env={**env, "CRANFIELD_DIR": str(raw)},
-        capture_output=True,
-        text=True,
-    )
-    seconds = time.perf_counter() - start
-    if done.returncode:
-        raise SystemExit(done.stdout + done.stderr)
-    return seconds
+    return shards.timed(workdir, args, {**env, "CRANFIELD_DIR": str(raw)})
 
 
 def results(workdir: Path) -> dict[str, bytes]:
