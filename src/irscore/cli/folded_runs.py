@@ -51,9 +51,11 @@ def scorer(qrels, convention, groups: list, args: argparse.Namespace) -> Callabl
         """Each run's (None, its runid, per group its text's place in the spool and notes)."""
         from irscore.engine.many_runs import folded
         from irscore.engine.ranking.input_checks import bom_note, require_records
-        from irscore.engine.reading import trec
+        from irscore.engine.reading import run_batches, trec
 
-        runs = [trec.read_run_records(path, args.run_format) for path in paths]
+        runs = run_batches.read_together(paths, args.run_format) or [
+            trec.read_run_records(path, args.run_format) for path in paths
+        ]
         for run in runs:
             require_records(run.source, "run", run.table.num_rows, len(run.skipped))
         runids = [run.table["tag"][-1].as_py() for run in runs]
