@@ -168,7 +168,7 @@ def test_each_run_s_means_are_its_own_running_means_to_the_bit(convention):
 
     rng = np.random.default_rng(5)
     bounds = np.array([0, 300, 300, 751, 1200])
-    names = ["map", "gm_map", "num_ret", "P_5", "num_rel", "accuracy"]
+    names = ["map", "gm_map", "num_ret", "P_5", "gm_bpref", "num_rel", "accuracy"]
     values = {name: rng.uniform(0, 1, 1200) * 10.0 ** rng.integers(-8, 3, 1200) for name in names}
     values["accuracy"][::7] = np.nan
     filled = rng.uniform(size=1200) < 0.1
