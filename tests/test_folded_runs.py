@@ -181,3 +181,32 @@ def test_each_run_s_means_are_its_own_running_means_to_the_bit(convention):
         assert {n: float(v).hex() for n, v in got[k].items()} == {
             n: float(v).hex() for n, v in want.items()
         }
+
+
+def test_parts_formatted_together_are_each_part_s_lines_alone():
+    """`topic_lines_of_parts` (several runs' per-topic lines in one pass, split back by
+    each row's bytes) gives each part what `lines` gives it: an empty part first and in
+    the middle, topics of different lengths, integer, fixed-point and text measures."""
+    from irscore.engine.output import trec_eval_text
+
+    rng = np.random.default_rng(7)
+    topics = np.array(["1", "22", "333", "4", "55555", "6", "77"], dtype=object)
+    values = {
+        "num_ret": rng.integers(0, 1000, len(topics)).astype(float),
+        "map": rng.uniform(0, 1, len(topics)),
+        "relstring": np.array(["RN", "", "R", "NNN", "-", "R", "N"], dtype=object),
+        "P_5": rng.uniform(0, 12, len(topics)),  # some >= 10: Python's formatting
+    }
+    parts = [np.array([], np.int64), np.array([0, 1]), np.array([], np.int64), np.array([3, 5, 6])]
+    got = trec_eval_text.topic_lines_of_parts(values, topics, parts)
+    for part, text in zip(parts, got, strict=True):
+        alone = trec_eval_text.lines(
+            {name: array[part] for name, array in values.items()},
+            topics[part],
+            {},
+            None,
+            per_topic=True,
+            summary=False,
+        )
+        assert text == b"".join(alone)
+    assert got[0] == got[2] == b"" and got[1].count(b"\n") == 2 * 4

@@ -7,7 +7,6 @@ error in a batch leaves it to the per-run scoring, which reports it as it always
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -61,11 +60,11 @@ def scorer(qrels, convention, groups: list, args: argparse.Namespace) -> Callabl
         runids = [run.table["tag"][-1].as_py() for run in runs]
         texts: list[list] = [[] for _ in runs]
         for c, g in zip(conventions, groups, strict=True):
-            for k, got in enumerate(folded(qrels, runs, c, g.spec)):
-                without_run = got.notes.qrels_topics_without_run
-                lines = chunked.topic_lines(got.values, got.topics, without_run, c, g, args)
+            scored = folded(qrels, runs, c, g.spec)
+            lines = _topic_lines(scored, c, g, args)
+            for k, (got, topic_text) in enumerate(zip(scored, lines, strict=True)):
                 summary = chunked.summary_lines(g, got.means, runids[k], args)
-                place = spool.put(b"".join(itertools.chain(lines, summary)))
+                place = spool.put(b"".join([topic_text, *summary]))
                 texts[k].append((place, {}, None, {}, got.notes.not_computed, got.notes))
         for run in runs:  # said once every run of the batch is scored
             if run.bom:
@@ -73,6 +72,30 @@ def scorer(qrels, convention, groups: list, args: argparse.Namespace) -> Callabl
         return [(None, runid, text) for runid, text in zip(runids, texts, strict=True)]
 
     return score
+
+
+def _topic_lines(scored: list, c, g, args: argparse.Namespace) -> list[bytes]:
+    """Each run's per-topic lines, as `chunked.topic_lines` gives them (none without -q;
+    under trec_eval 9's -c, none for the qrels topics a run lacks), formatted together."""
+    if not args.q:
+        return [b"" for _ in scored]
+    import numpy as np
+
+    from irscore.engine.output import trec_eval_text
+
+    parts, at = [], 0
+    for got in scored:
+        rows = np.arange(at, at + len(got.topics))
+        missing = set(got.notes.qrels_topics_without_run)
+        if c.missing_topics == "mean_only" and missing:
+            rows = rows[[t not in missing for t in got.topics.tolist()]]
+        parts.append(rows)
+        at += len(got.topics)
+    values = {
+        name: np.concatenate([got.values[name] for got in scored]) for name in scored[0].values
+    }
+    topics = np.concatenate([got.topics for got in scored])
+    return trec_eval_text.topic_lines_of_parts(g.named(values), topics, parts)
 
 
 def batches(paths: list[str], sizes: list[int], workers: int) -> list[list[str]]:
