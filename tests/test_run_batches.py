@@ -29,8 +29,13 @@ def _files(folder, texts: list[str | bytes]) -> list[str]:
     return paths
 
 
-def test_each_file_gets_the_records_it_gets_alone(tmp_path):
+@pytest.mark.parametrize("group_bytes", [1 << 20, 40], ids=["one-parse", "a-parse-a-file"])
+def test_each_file_gets_the_records_it_gets_alone(tmp_path, monkeypatch, group_bytes):
+    """Files parsed in one group, or in groups whose tables are combined (topics and tags
+    coded anew across them)."""
+    monkeypatch.setattr(run_batches, "GROUP_BYTES", group_bytes)
     paths = _files(tmp_path, GOOD)
+    assert len(run_batches._groups(paths)) == (1 if group_bytes > 100 else 3)
     together = run_batches.read_together(paths)
     assert together is not None
     for path, got in zip(paths, together, strict=True):
