@@ -29,13 +29,13 @@ def _files(folder, texts: list[str | bytes]) -> list[str]:
     return paths
 
 
-@pytest.mark.parametrize("group_bytes", [1 << 20, 40], ids=["one-parse", "a-parse-a-file"])
+@pytest.mark.parametrize("group_bytes", [1 << 20, 50], ids=["one-parse", "two-parses"])
 def test_each_file_gets_the_records_it_gets_alone(tmp_path, monkeypatch, group_bytes):
     """Files parsed in one group, or in groups whose tables are combined (topics and tags
     coded anew across them)."""
     monkeypatch.setattr(run_batches, "GROUP_BYTES", group_bytes)
     paths = _files(tmp_path, GOOD)
-    assert len(run_batches._groups(paths)) == (1 if group_bytes > 100 else 3)
+    assert [len(g) for g in run_batches._groups(paths)] == ([3] if group_bytes > 100 else [1, 2])
     together = run_batches.read_together(paths)
     assert together is not None
     for path, got in zip(paths, together, strict=True):
@@ -85,11 +85,17 @@ def test_files_of_another_layout_are_read_alone(tmp_path):
     assert run_batches.read_together(paths) is None
 
 
+def test_files_parsed_one_a_group_are_left_to_the_per_file_reader(tmp_path, monkeypatch):
+    """Runs as large as a group gain nothing from being read together."""
+    monkeypatch.setattr(run_batches, "GROUP_BYTES", 10)
+    assert run_batches.read_together(_files(tmp_path, GOOD)) is None
+
+
 def test_a_line_too_long_for_the_reader_sends_the_batch_back(tmp_path, monkeypatch):
     monkeypatch.setenv("IRSCORE_MAX_LINE", "64")
     paths = _files(tmp_path, [GOOD[0], f"1 Q0 {'d' * 40} 1 0.5 a\n"])
     assert run_batches.read_together(paths) is None
-    assert run_batches.read_together(paths[:1]) is not None
+    assert run_batches.read_together([paths[0], paths[0]]) is not None
 
 
 def test_a_bad_line_in_a_batch_is_reported_as_alone(tmp_path, monkeypatch):

@@ -33,8 +33,11 @@ def read_together(paths: list[str], fmt: str = "auto") -> list[Records] | None:
     layout."""
     if fmt not in ("auto", "trec"):
         return None
+    groups = _groups(paths)
+    if len(groups) == len(paths):  # a parse a file: the per-file reader is as fast
+        return None
     tables, lines, layout = [], [], None
-    for group in _groups(paths):
+    for group in groups:
         parsed = _parsed(group, fmt)
         if parsed is None or (layout is not None and parsed[2] != layout):
             return None
