@@ -17,12 +17,13 @@ if TYPE_CHECKING:
     from irscore.cli.workers import Spool
 
 # Runs of at most this many bytes together are scored as one (a batch's rows then number
-# about 55k: numpy's per-call costs are paid once for them). A worker holds a batch's
-# scoring at once: 1,000 TREC DL runs of 43 x 200 in batches of 4 MiB peaked at 166 MiB
-# summed, of 2 MiB at 130, as fast (medians of 3 interleaved: 6.68 s, 6.77 s); of 1 MiB,
-# 8.69 s. Two runs together may reach `PAIR_BYTES`: a pair of TREC DL runs of 43 x 1,000
-# (1.6 MB each) took ~10% less CPU than each alone.
-BATCH_BYTES = 2 << 20
+# about 80k: numpy's per-call costs are paid once for them). A worker holds a batch's
+# scoring at once: 1,000 TREC DL runs of 43 x 200 peaked at 166 MiB summed in batches of
+# 4 MiB (13 runs), 152 in batches of 3 and 130 in batches of 2; a worker's CPU a run was
+# 9.8, 9.7 and 10.5 ms (medians of 4 interleaved). Two runs together may reach
+# `PAIR_BYTES`: a pair of TREC DL runs of 43 x 1,000 (1.6 MB each) took ~10% less CPU
+# than each alone.
+BATCH_BYTES = 3 << 20
 PAIR_BYTES = 4 << 20
 BATCH_RUNS = 64  # and at most this many runs
 
