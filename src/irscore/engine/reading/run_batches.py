@@ -44,8 +44,7 @@ def read_together(paths: list[str], fmt: str = "auto") -> list[Records] | None:
         tables.append(parsed[0])
         lines += parsed[1]
         layout = parsed[2]
-    if layout is None:
-        return None
+    assert layout is not None  # two paths at least: a group parsed
     # the groups' columns as chunks of one table (their types alike: none is narrowed yet),
     # combined as one parse's blocks are, without `combine`'s trims between columns
     table = narrowed(pa.concat_tables(tables))
