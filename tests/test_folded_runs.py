@@ -168,7 +168,7 @@ def test_each_run_s_means_are_its_own_running_means_to_the_bit(convention):
 
     rng = np.random.default_rng(5)
     bounds = np.array([0, 300, 300, 751, 1200])
-    names = ["map", "gm_map", "num_ret", "P_5", "num_rel", "accuracy"]
+    names = ["map", "gm_map", "num_ret", "P_5", "gm_bpref", "num_rel", "accuracy"]
     values = {name: rng.uniform(0, 1, 1200) * 10.0 ** rng.integers(-8, 3, 1200) for name in names}
     values["accuracy"][::7] = np.nan
     filled = rng.uniform(size=1200) < 0.1
@@ -181,3 +181,47 @@ def test_each_run_s_means_are_its_own_running_means_to_the_bit(convention):
         assert {n: float(v).hex() for n, v in got[k].items()} == {
             n: float(v).hex() for n, v in want.items()
         }
+
+
+def test_parts_formatted_together_are_each_part_s_lines_alone():
+    """`topic_lines_of_parts` (several runs' per-topic lines in one pass, split back by
+    each row's bytes) gives each part what `lines` gives it: an empty part first and in
+    the middle, topics of different lengths, integer, fixed-point and text measures."""
+    from irscore.engine.output import trec_eval_text
+
+    rng = np.random.default_rng(7)
+    topics = np.array(["1", "22", "333", "4", "55555", "6", "77"], dtype=object)
+    values = {
+        "num_ret": rng.integers(0, 1000, len(topics)).astype(float),
+        "map": rng.uniform(0, 1, len(topics)),
+        "relstring": np.array(["RN", "", "R", "NNN", "-", "R", "N"], dtype=object),
+        "P_5": rng.uniform(0, 12, len(topics)),  # some >= 10: Python's formatting
+    }
+    parts = [np.array([], np.int64), np.array([0, 1]), np.array([], np.int64), np.array([3, 5, 6])]
+    got = trec_eval_text.topic_lines_of_parts(values, topics, parts)
+    for part, text in zip(parts, got, strict=True):
+        alone = trec_eval_text.lines(
+            {name: array[part] for name, array in values.items()},
+            topics[part],
+            {},
+            None,
+            per_topic=True,
+            summary=False,
+        )
+        assert text == b"".join(alone)
+    assert got[0] == got[2] == b"" and got[1].count(b"\n") == 2 * 4
+
+
+def test_batches_hold_3_mib_of_runs_or_a_pair_of_larger_ones():
+    """3 MiB of small runs a batch (9 of 330 kB: 2.97 MB; a 10th would pass 3,145,728
+    bytes); two runs of 1.6 MB together (3.2 MB <= 4 MiB), not three; a run of 5 MiB
+    alone, and none beside it; at least two batches a worker (20 runs: 5 a batch)."""
+    from irscore.cli.folded_runs import batches
+
+    def lengths(sizes: list[int]) -> list[int]:
+        return [len(b) for b in batches([str(i) for i in range(len(sizes))], sizes, 2)]
+
+    assert lengths([330_000] * 1000)[:3] == [9, 9, 9]
+    assert lengths([1_600_000] * 30) == [2] * 15
+    assert lengths([100, 5 << 20, 100, 100, *[330_000] * 16])[:3] == [1, 1, 5]
+    assert lengths([330_000] * 20) == [5, 5, 5, 5]

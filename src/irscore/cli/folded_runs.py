@@ -7,7 +7,6 @@ error in a batch leaves it to the per-run scoring, which reports it as it always
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -18,9 +17,14 @@ if TYPE_CHECKING:
     from irscore.cli.workers import Spool
 
 # Runs of at most this many bytes together are scored as one (a batch's rows then number
-# about 120k: numpy's per-call costs are paid once for them, and a worker's peak stays near
-# what one run alone needs: 77 MiB against 67 for 100 TREC DL runs of 43 x 200, 100 at 8 MiB).
-BATCH_BYTES = 4 << 20
+# about 80k: numpy's per-call costs are paid once for them). A worker holds a batch's
+# scoring at once: 1,000 TREC DL runs of 43 x 200 peaked at 166 MiB summed in batches of
+# 4 MiB (13 runs), 152 in batches of 3 and 130 in batches of 2; a worker's CPU a run was
+# 9.8, 9.7 and 10.5 ms (medians of 4 interleaved). Two runs together may reach
+# `PAIR_BYTES`: a pair of TREC DL runs of 43 x 1,000 (1.6 MB each) took ~10% less CPU
+# than each alone.
+BATCH_BYTES = 3 << 20
+PAIR_BYTES = 4 << 20
 BATCH_RUNS = 64  # and at most this many runs
 
 
@@ -51,19 +55,21 @@ def scorer(qrels, convention, groups: list, args: argparse.Namespace) -> Callabl
         """Each run's (None, its runid, per group its text's place in the spool and notes)."""
         from irscore.engine.many_runs import folded
         from irscore.engine.ranking.input_checks import bom_note, require_records
-        from irscore.engine.reading import trec
+        from irscore.engine.reading import run_batches, trec
 
-        runs = [trec.read_run_records(path, args.run_format) for path in paths]
+        runs = run_batches.read_together(paths, args.run_format) or [
+            trec.read_run_records(path, args.run_format) for path in paths
+        ]
         for run in runs:
             require_records(run.source, "run", run.table.num_rows, len(run.skipped))
         runids = [run.table["tag"][-1].as_py() for run in runs]
         texts: list[list] = [[] for _ in runs]
         for c, g in zip(conventions, groups, strict=True):
-            for k, got in enumerate(folded(qrels, runs, c, g.spec)):
-                without_run = got.notes.qrels_topics_without_run
-                lines = chunked.topic_lines(got.values, got.topics, without_run, c, g, args)
+            scored = folded(qrels, runs, c, g.spec)
+            lines = _topic_lines(scored, c, g, args)
+            for k, (got, topic_text) in enumerate(zip(scored, lines, strict=True)):
                 summary = chunked.summary_lines(g, got.means, runids[k], args)
-                place = spool.put(b"".join(itertools.chain(lines, summary)))
+                place = spool.put(b"".join([topic_text, *summary]))
                 texts[k].append((place, {}, None, {}, got.notes.not_computed, got.notes))
         for run in runs:  # said once every run of the batch is scored
             if run.bom:
@@ -73,15 +79,41 @@ def scorer(qrels, convention, groups: list, args: argparse.Namespace) -> Callabl
     return score
 
 
+def _topic_lines(scored: list, c, g, args: argparse.Namespace) -> list[bytes]:
+    """Each run's per-topic lines, as `chunked.topic_lines` gives them (none without -q;
+    under trec_eval 9's -c, none for the qrels topics a run lacks), formatted together."""
+    if not args.q:
+        return [b"" for _ in scored]
+    import numpy as np
+
+    from irscore.engine.output import trec_eval_text
+
+    parts, at = [], 0
+    for got in scored:
+        rows = np.arange(at, at + len(got.topics))
+        missing = set(got.notes.qrels_topics_without_run)
+        if c.missing_topics == "mean_only" and missing:
+            rows = rows[[t not in missing for t in got.topics.tolist()]]
+        parts.append(rows)
+        at += len(got.topics)
+    values = {
+        name: np.concatenate([got.values[name] for got in scored]) for name in scored[0].values
+    }
+    topics = np.concatenate([got.topics for got in scored])
+    return trec_eval_text.topic_lines_of_parts(g.named(values), topics, parts)
+
+
 def batches(paths: list[str], sizes: list[int], workers: int) -> list[list[str]]:
-    """Consecutive paths grouped into batches of `BATCH_BYTES` and `BATCH_RUNS` at most (a
-    larger run is a batch of its own), and at least two batches for each of `workers`
-    while there are runs enough, so that no worker waits for another's last batch."""
+    """Consecutive paths grouped into batches of `BATCH_BYTES` (two runs: `PAIR_BYTES`) and
+    `BATCH_RUNS` at most (a larger run is a batch of its own), and at least two batches
+    for each of `workers` while there are runs enough, so that no worker waits for
+    another's last batch."""
     most = min(BATCH_RUNS, -(-len(paths) // (2 * workers)))
     out: list[list[str]] = []
-    total = BATCH_BYTES + 1
+    total = 0
     for path, size in zip(paths, sizes, strict=True):
-        if total + size > BATCH_BYTES or len(out[-1]) >= most:
+        limit = PAIR_BYTES if out and len(out[-1]) == 1 else BATCH_BYTES
+        if not out or total + size > limit or len(out[-1]) >= most:
             out.append([])
             total = 0
         out[-1].append(path)

@@ -75,23 +75,30 @@ def _means(
 ) -> list[dict[str, float]]:
     """Each run's `all` values, the bits `RunningMeans` gives for its topics alone: a
     measure's values laid out a row per run (zeros after a run's own), summed left to
-    right along the rows in one accumulate, each run's sum read at its last value."""
+    right along the rows in one accumulate, each run's sum read at its last value. The
+    measures that add every kept topic are summed in one such table (numpy's per-call
+    costs once a batch, not once a measure); a mean over the topics with a value, each
+    on its own."""
     runs = len(bounds) - 1
     run_of = np.repeat(np.arange(runs), np.diff(bounds))
     kept = ~filled if c.missing_topics == "mean_only" else np.ones(len(filled), dtype=bool)
     missing = np.bincount(run_of[~kept], minlength=runs)
+    run = run_of[kept]
+    names = [name for name in values if not is_text(name)]
+    every = [name for name in names if family_of(name).aggregate != "mean_defined"]
     sums: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for name, array in values.items():
-        if is_text(name):
-            continue
-        how = family_of(name).aggregate
-        value, run = array[kept], run_of[kept]
-        if how == "geometric":
-            value = np.log(np.maximum(value, MIN_GEO_MEAN))
-        if how == "mean_defined":  # the topics with a value only
+    if every:
+        table = np.stack([values[name][kept] for name in every])
+        geometric = [i for i, name in enumerate(every) if family_of(name).aggregate == "geometric"]
+        table[geometric] = np.log(np.maximum(table[geometric], MIN_GEO_MEAN))
+        count, totals = _row_sums(table, run, runs)
+        sums.update((name, (count, total)) for name, total in zip(every, totals, strict=True))
+    for name in names:
+        if name not in sums:  # the topics with a value only
+            value = values[name][kept]
             defined = ~np.isnan(value)
-            value, run = value[defined], run[defined]
-        sums[name] = _row_sums(value, run, runs)
+            count, totals = _row_sums(value[None, defined], run[defined], runs)
+            sums[name] = count, totals[0]
     return [
         {
             name: finished(
@@ -100,19 +107,20 @@ def _means(
                 int(missing[k]),
                 num_rel_all,
             )
-            for name, (count, total) in sums.items()
+            for name, (count, total) in ((name, sums[name]) for name in names)
         }
         for k in range(runs)
     ]
 
 
-def _row_sums(value: np.ndarray, run: np.ndarray, runs: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each run's count of values and their left-to-right float64 sum (`run` ascending)."""
+def _row_sums(values: np.ndarray, run: np.ndarray, runs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each run's count of values and, for each row of `values` (measures x topics), their
+    left-to-right float64 sum per run (`run` ascending): (count, sums measures x runs)."""
     count = np.bincount(run, minlength=runs)
     starts = np.cumsum(count) - count
-    table = np.zeros((runs, int(count.max(initial=0)) or 1))
-    table[run, np.arange(len(run)) - starts[run]] = value
-    total = np.cumsum(table, axis=1)[np.arange(runs), np.maximum(count - 1, 0)]
+    table = np.zeros((len(values), runs, int(count.max(initial=0)) or 1))
+    table[:, run, np.arange(len(run)) - starts[run]] = values
+    total = np.cumsum(table, axis=2)[:, np.arange(runs), np.maximum(count - 1, 0)]
     return count, total
 
 

@@ -63,7 +63,7 @@ def lines(
             wanted = set(printed_topics)
             rows = np.array([i for i, t in enumerate(names) if t in wanted], dtype=np.int64)
         if shown and len(rows):
-            yield from _topic_blocks(shown, values, names, rows, zscores)
+            yield from (text for text, _ in _topic_blocks(shown, values, names, rows, zscores))
     if summary:
         text = []
         if runid is not None:
@@ -74,6 +74,23 @@ def lines(
             text.append(f"{'Z' if zscores else ''}{measure:<22s}\tall\t{shown_value}\n")
         if text:
             yield "".join(text).encode()
+
+
+def topic_lines_of_parts(
+    values: Mapping[str, np.ndarray], topics: np.ndarray, parts: list[np.ndarray]
+) -> list[bytes]:
+    """`lines`' per-topic text (no summary) of each part's rows of `topics` (indices),
+    formatted in one pass for every part (several runs scored together:
+    `lines`' costs a call, once for them all): each part's bytes."""
+    shown = [m for m in values if has_topic_rows(m) and printed_per_topic(m)]
+    rows = np.concatenate([np.zeros(0, np.int64), *parts])
+    if not shown or not len(rows):
+        return [b"" for _ in parts]
+    blocks = list(_topic_blocks(shown, values, topics.tolist(), rows, lengths=True))
+    text = b"".join(block for block, _ in blocks)
+    row_end = np.cumsum([0, *(n for _, lengths in blocks for n in lengths.tolist())])
+    ends = row_end[np.cumsum([len(part) for part in parts])].tolist()
+    return [text[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def _z_value(value: float) -> str:
@@ -90,9 +107,11 @@ def _topic_blocks(
     names: list[str],
     rows: np.ndarray,
     zscores: bool = False,
-) -> Iterator[memoryview]:
-    """The per-topic lines of `rows` (topic indices), measure by measure within a topic.
-    Measures of one kind (fixed-point, integer, z-score) are formatted together."""
+    lengths: bool = False,
+) -> Iterator[tuple[memoryview, np.ndarray | None]]:
+    """The per-topic lines of `rows` (topic indices), measure by measure within a topic,
+    in blocks, each with its rows' byte counts when `lengths` asks. Measures of one kind
+    (fixed-point, integer, z-score) are formatted together."""
     labels = _slots([f"{'Z' if zscores and not is_text(m) else ''}{m:<22s}\t" for m in shown])
     kinds: dict[str, list[int]] = {"fixed": [], "integer": [], "text": [], "z": []}
     for j, m in enumerate(shown):
@@ -112,13 +131,17 @@ def _topic_blocks(
                 matrix = np.stack([values[shown[j]][block] for j in columns], axis=1)
                 fields.append((columns, _FORMATS[kind](matrix)))
         topic = _slots([names[i] + "\t" for i in block.tolist()])
-        yield _joined(labels, topic, fields)
+        yield _joined(labels, topic, fields, lengths)
 
 
 def _joined(
-    labels: np.ndarray, topic: np.ndarray, fields: list[tuple[list[int], np.ndarray]]
-) -> memoryview:
-    """Lines `label[m] topic[i] value[m][i]\\n` for every topic i, measures m within it.
+    labels: np.ndarray,
+    topic: np.ndarray,
+    fields: list[tuple[list[int], np.ndarray]],
+    lengths: bool = False,
+) -> tuple[memoryview, np.ndarray | None]:
+    """Lines `label[m] topic[i] value[m][i]\\n` for every topic i, measures m within it,
+    and (`lengths`) the bytes of each topic's lines.
     Each part is a slot of one byte matrix, NUL where a shorter text leaves it unused
     (no text holds a NUL: the readers refuse them), and the lines are the matrix's
     other bytes in row order. `fields` are (measure columns, the values' bytes
@@ -135,7 +158,8 @@ def _joined(
             out[:, columns[first] : columns[last] + 1, a : a + text.shape[2]] = text[
                 :, first : last + 1
             ]
-    return out[out != 0].data
+    used = out != 0
+    return out[used].data, np.count_nonzero(used.reshape(n, -1), axis=1) if lengths else None
 
 
 def _runs(columns: list[int]) -> list[tuple[int, int]]:

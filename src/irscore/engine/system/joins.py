@@ -408,9 +408,12 @@ def _rows_in_order_within_equal_keys(order: np.ndarray, ordered: np.ndarray) -> 
     """Make an unstable sort stable: within each run of equal keys, rows ascending.
     Runs are short (a judged document's qrels and run rows), so a few odd-even
     transposition passes over the places that need them do it; longer ones (a document
-    in many runs scored together, `prepare_folded`) are sorted by (run of keys, row)."""
+    in many runs scored together, `prepare_folded`) are sorted by (run of keys, row), at
+    once when they are most of the places (the passes would fail over them: 8.9 ms of a
+    batch of 13 TREC DL runs of 43 x 200, against 1.8 ms for the sort alone)."""
     equal = np.flatnonzero(ordered[1:] == ordered[:-1])
-    for _ in range(_PASSES):
+    longer = np.count_nonzero(equal[1:] == equal[:-1] + 1)  # places inside runs of 3 or more
+    for _ in range(_PASSES if 4 * longer <= len(equal) else 0):
         if not len(equal):
             return
         swapped = False
