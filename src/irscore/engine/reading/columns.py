@@ -63,21 +63,22 @@ def narrowed(table: pa.Table) -> pa.Table:
     return pa.table(columns)
 
 
-def combine(tables: list[pa.Table]) -> pa.Table:
+def combine(tables: list[pa.Table], give_back: bool = True) -> pa.Table:
     """One table of single chunks from the blocks' tables, emptying `tables`.
 
     Dictionary columns are recoded into one dictionary (a hash pass over the
     blocks' distinct labels, not their rows) with the narrowest integer codes
     (a run's tag: one byte a line), strings and numbers concatenated,
     column by column, each block's column freed once copied: the peak is the
-    blocks plus one column, not two copies of everything.
+    blocks plus one column, not two copies of everything. A reader that holds a block
+    at a time passes `give_back=False`: its next block reuses the freed pages.
     """
     names, blocks = tables[0].column_names, len(tables)
     pending = {name: [chunk for t in tables for chunk in t[name].chunks] for name in names}
     tables.clear()
     columns = {}
     for name in names:
-        if columns and blocks > 1:  # the last column's blocks are freed: give their pages back
+        if give_back and columns and blocks > 1:  # the last column's blocks are freed
             give_back_freed_memory()
         chunks = pending.pop(name)
         if pa.types.is_string(chunks[0].type) or pa.types.is_large_string(chunks[0].type):
@@ -102,7 +103,7 @@ def combine(tables: list[pa.Table]) -> pa.Table:
             codes[row : row + len(chunk)] = local[numpy_view(chunk.indices)]
             row, offset = row + len(chunk), offset + len(chunk.dictionary)
         columns[name] = pa.DictionaryArray.from_arrays(as_arrow(codes), labels)
-    if blocks > 1:
+    if give_back and blocks > 1:
         give_back_freed_memory()
     return pa.table(columns)
 

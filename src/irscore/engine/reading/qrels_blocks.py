@@ -119,7 +119,7 @@ def _index(parts: run_parts.RunParts) -> tuple[list[int], list[int], dict[str, i
 def _check(parts: run_parts.RunParts, pieces: list[tuple[pa.Table, np.ndarray]]) -> None:
     """A block of whole topics checked as the whole-file reader checks a qrels: a
     document judged twice for a topic is an error naming its line."""
-    raw = combine([table for table, _ in pieces])
+    raw = combine([table for table, _ in pieces], give_back=False)
     lines = np.concatenate([lines for _, lines in pieces])
     parser = parts.parser
     check_unique_judgments(raw, parser.layout, SkippedLines.between(lines), parser.name)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # ctypes loads when memory is first given back or kept, not a
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt parameters (malloc.h)
 _KEPT = (1 << 28, 1 << 29)  # blocks under 256 MiB from the heap; trim above 512 MiB free
 _SETTLED = (1 << 25, 1 << 26)  # glibc's adaptive maxima: 32 MiB, then 2 x that
+_kept = False  # freed blocks are kept now (`keep_freed_memory`)
 
 
 @cache
@@ -46,16 +47,20 @@ def keep_freed_memory() -> bool:
     libc = _libc()
     if libc is None:
         return False
+    global _kept
     libc.mallopt(_M_MMAP_THRESHOLD, _KEPT[0])
     libc.mallopt(_M_TRIM_THRESHOLD, _KEPT[1])
+    _kept = True
     return True
 
 
 @contextmanager
 def freed_memory_kept() -> Iterator[None]:
     """Keep freed blocks in the heap inside the block; afterwards settle the thresholds
-    as glibc's adaptive mode would."""
-    if not keep_freed_memory():
+    as glibc's adaptive mode would, unless they were kept already (an outer block, a
+    worker's whole life): those keep them."""
+    global _kept
+    if _kept or not keep_freed_memory():
         yield
         return
     libc = _libc()
@@ -64,6 +69,28 @@ def freed_memory_kept() -> Iterator[None]:
     finally:
         libc.mallopt(_M_MMAP_THRESHOLD, _SETTLED[0])
         libc.mallopt(_M_TRIM_THRESHOLD, _SETTLED[1])
+        _kept = False
+
+
+@contextmanager
+def reused_between_blocks() -> Iterator[None]:
+    """Freed memory kept for the next block inside the block, Arrow's too (its system
+    pool, glibc's heap with `freed_memory_kept`, in place of a jemalloc that returns
+    freed pages at once). A reader that parses, joins and scores block after block of
+    about the same size otherwise faults every block's pages in afresh: 3M lines took
+    285,000 page faults and 1.2 s of system time, 60,000 and 0.4 s kept (+20 MiB)."""
+    import pyarrow as pa
+
+    before = pa.default_memory_pool()
+    with freed_memory_kept():
+        if _libc() is None:  # freed memory is not kept: Arrow keeps its own pool
+            yield
+            return
+        pa.set_memory_pool(pa.system_memory_pool())
+        try:
+            yield
+        finally:
+            pa.set_memory_pool(before)
 
 
 def give_back_freed_memory() -> None:
