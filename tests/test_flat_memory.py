@@ -43,7 +43,7 @@ def streaming(monkeypatch, tmp_path):
     topic)."""
     from irscore.engine.reading import qrels_blocks, trec
 
-    every_run_streamed(monkeypatch, tmp_path, 2000)
+    every_run_streamed(monkeypatch, tmp_path, 2000, halves=False)
     monkeypatch.setattr(qrels_blocks, "BLOCK", 200)
     whole_reads, held, active = [], [], []
     read_whole, read_back = trec.read_qrels_records, qrels_blocks.IndexedByTopic._read

@@ -24,12 +24,16 @@ from irscore.cli import main
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
-def every_run_streamed(monkeypatch, tmp_path: Path, block: int) -> Path:
+def every_run_streamed(monkeypatch, tmp_path: Path, block: int, halves: bool = True) -> Path:
     """Make `irscore evaluate` stream every run in blocks of about `block` bytes (no
-    small-file path), its temporary folders under tmp_path/tmp, which is returned."""
+    small-file path), its temporary folders under tmp_path/tmp, which is returned.
+    `halves=False`: all in this process (a forked child's reads are not counted here)."""
     from irscore.cli import evaluate, streamed
+    from irscore.engine.reading import topic_blocks
     from irscore.engine.small import plain_evaluate
 
+    if not halves:
+        monkeypatch.setattr(topic_blocks, "halfway", lambda path, fmt: None)
     monkeypatch.setattr(evaluate, "STREAM_FROM", 0)
     monkeypatch.setattr(streamed, "BLOCK", block)
     monkeypatch.setattr(plain_evaluate, "trec_eval_text", lambda *args, **kwargs: None)
@@ -152,9 +156,10 @@ def test_a_topic_that_comes_back_is_read_again_through_the_spill(streaming, tmp_
 
 
 def held_rows(monkeypatch, flags, qrels, run, streaming) -> int:
-    """The most run rows one block held."""
+    """The most run rows one block held (in this process: no second part forked)."""
     from irscore.engine.reading import topic_blocks
 
+    monkeypatch.setattr(topic_blocks, "halfway", lambda path, fmt: None)
     most = [0]
     read = topic_blocks.read
 

@@ -308,9 +308,7 @@ def _streamed_run(qrels, path: str, convention, groups: list, args, spool):
     for g in groups:
         c = changed(convention, g.changes)
         try:
-            lines, notes, runid = streamed.run_text(
-                qrels, path, c, g, args, lambda makers: chunked.made_in_order(makers, spool is None)
-            )
+            lines, notes, runid = streamed.run_text(qrels, path, c, g, args, alone=spool is None)
         except run_parts.Structured as structured:
             return checked(structured.records, "run")
         if spool is not None:

@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from irscore.engine.reading import streams
 from irscore.engine.reading.columns import combine
+from irscore.engine.reading.formats import Layout
 from irscore.engine.reading.skipped_lines import SkippedLines
 from irscore.engine.reading.trec import Parser, Records, canonical, line_blocks
 
@@ -48,16 +49,34 @@ class RunParts:
         self.last: pa.Table | None = None  # the last record so far, as raw fields
         self.with_spans = spans
         self.spans_of: tuple[np.ndarray, np.ndarray] | None = None  # the last block's
+        # the bytes read by the next iteration, from the first up to the second (None: the
+        # end): an uncompressed TREC file read in two parts (`from_byte`)
+        self.window: tuple[int, int | None] | None = None
+        self.last_tag: str | None = None  # the last record's tag, when a later part read it
+
+    @classmethod
+    def from_byte(
+        cls, path: str | os.PathLike, fmt: str, size: int | None, start: int, layout: Layout
+    ) -> RunParts:
+        """The records of a plain TREC run from byte `start` (a line's first) to its end, in
+        the `layout` its first line has. Their line numbers count from `start`: only an
+        error names a line, and a part's errors are raised by reading it again after
+        what comes before it (`irscore.cli.streamed`)."""
+        parts = cls(path, fmt, size)
+        parts.window = (start, None)
+        parts.parser.layout, parts.parser.offset = layout, start
+        return parts
 
     def __iter__(self) -> Iterator[tuple[pa.Table, np.ndarray]]:
         parser = self.parser
-        with line_blocks(self.path, lambda: parser.lines, self.size) as (
+        with line_blocks(self.path, lambda: parser.lines, self.size, self.window) as (
             blocks,
             compression,
             stream,
         ):
             self.compression = compression
-            if self.role == "run" and self.fmt in ("auto", "json", "parquet"):
+            later = self.window is not None and self.window[0] > 0  # plain text: no peek
+            if self.role == "run" and self.fmt in ("auto", "json", "parquet") and not later:
                 from irscore.engine.reading import run_files
 
                 structured = run_files.read(stream, parser.name, compression, self.fmt)
@@ -87,6 +106,8 @@ class RunParts:
 
     def runid(self) -> str:
         """The tag of the run's last record (trec_eval's runid), once every block is read."""
+        if self.last_tag is not None:
+            return self.last_tag
         return self._tag(self.last) or ""
 
     def first_tag(self) -> str | None:

@@ -90,6 +90,27 @@ def open_input(path: str | os.PathLike) -> Iterator[tuple[BinaryIO, str | None]]
         yield raw, None
 
 
+class Window:
+    """Bytes `start` up to `stop` (None: the end) of an uncompressed file's stream, read as
+    a stream of their own: two processes each read one part of a large run."""
+
+    def __init__(self, stream: BinaryIO, start: int, stop: int | None):
+        stream.seek(start)
+        self.stream, self.left = stream, None if stop is None else stop - start
+
+    def read(self, size: int) -> bytes:
+        """At most `size` bytes, none past `stop`."""
+        if self.left is None:
+            return self.stream.read(size)
+        data = self.stream.read(min(size, self.left))
+        self.left -= len(data)
+        return data
+
+    def fileno(self) -> int:
+        """The file's descriptor."""
+        return self.stream.fileno()
+
+
 def regular_file_size(path: str | os.PathLike) -> int | None:
     """The size of a regular file; None for anything else (`-`, a pipe, a FIFO, a
     device, a path that cannot be read: that one's error comes when it is read)."""

@@ -21,8 +21,9 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from irscore.engine.reading import run_parts, trec
+from irscore.engine.reading import formats, run_parts, trec
 from irscore.engine.reading.columns import combine
+from irscore.engine.reading.formats import Layout
 from irscore.engine.system.arrays import as_arrow, numpy_view
 
 BLOCK = 1 << 22  # bytes of run text per block: a quarter of the readers' (a lower peak)
@@ -32,6 +33,8 @@ LINE = 36
 TRIM_EVERY = 16  # blocks scored between two gives back of the heap's free pages
 LONGEST = 4  # times BLOCK at most, whatever the lines' length
 _HEAD = 1 << 16  # bytes of a run's beginning read to measure its lines
+_MIDDLE = 1 << 20  # bytes past a run's middle where `halfway` looks for a topic's start
+_NOT_FIRST = b" \t\r\n\f\v#\xef"  # a first byte that starts no record line (or a BOM)
 SPILL_BYTES = 1 << 24  # run text per bucket when spilling, unless the blocks are smaller
 BUCKETS_UNSIZED = 256  # buckets for an input whose size is unknown (a pipe)
 _LINE = "_line"  # a spilled row's line number, kept beside its fields
@@ -62,6 +65,48 @@ def block_bytes(path: str | os.PathLike, block: int | None = None) -> int:
         return block
     mean = (head.rfind(b"\n") + 1) / lines
     return int(block * min(max(mean / LINE, 1.0), LONGEST))
+
+
+def halfway(path: str | os.PathLike, fmt: str) -> tuple[int, Layout] | None:
+    """Where a topic's first line is near the middle of an uncompressed regular file of
+    plain TREC lines (the first one a record: no byte order mark, header, comment or
+    blank line first), and the layout of its first line: two processes can each read
+    one part (`RunParts.from_byte`). None for any other input, or when no topic begins
+    in the `_MIDDLE` bytes past the middle, or a line there is blank or a comment."""
+    from irscore.engine.reading.run_files import kind_of
+    from irscore.engine.reading.streams import MAGIC, regular_file_size
+
+    size = regular_file_size(path)
+    if size is None or fmt not in ("auto", "trec"):
+        return None
+    try:
+        with open(path, "rb") as file:
+            head = file.read(_HEAD)
+            file.seek(size // 2)
+            middle = file.read(_MIDDLE)
+    except OSError:  # the reader says what is wrong
+        return None
+    first = head.split(b"\n", 1)[0]
+    if not first or first[0] in _NOT_FIRST or any(head.startswith(m) for m in MAGIC):
+        return None
+    if kind_of(head):
+        return None
+    try:
+        layout = formats.detect(first.decode("utf-8"), "run", fmt)
+    except (UnicodeDecodeError, formats.FormatError):
+        return None
+    if layout.name != "trec" or layout.header:
+        return None
+    at = size // 2 + middle.find(b"\n") + 1
+    topic = None
+    for line in middle[middle.find(b"\n") + 1 :].split(b"\n")[:-1]:  # whole lines
+        fields = line.split(None, 1)
+        if not fields or fields[0].startswith(b"#"):
+            return None
+        if topic is not None and fields[0] != topic:
+            return at, layout
+        topic, at = fields[0], at + len(line) + 1
+    return None
 
 
 def read(

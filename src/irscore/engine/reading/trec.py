@@ -262,12 +262,16 @@ def data_lines(path: str | os.PathLike) -> Iterator[tuple[int, str, list[str]]]:
 
 @contextlib.contextmanager
 def line_blocks(
-    path: str | os.PathLike, lines: Callable[[], int], most: int | None = None
+    path: str | os.PathLike,
+    lines: Callable[[], int],
+    most: int | None = None,
+    window: tuple[int, int | None] | None = None,
 ) -> Iterator[tuple[Iterator[bytes], str | None, BinaryIO]]:
     """An input's blocks of whole lines (of about `most` bytes at most, when given), its
     compression and its (decompressed) stream, which nothing has read from yet
     (`run_files` peeks at it); reading faults become one-line errors naming the input
-    (`lines()` counts the lines already read, to name a line longer than the limit)."""
+    (`lines()` counts the lines already read, to name a line longer than the limit).
+    `window`: only the bytes from its start up to its stop (an uncompressed file's)."""
     name = streams.display_name(path)
     limit = streams.max_line()
     try:
@@ -275,7 +279,8 @@ def line_blocks(
             try:
                 size = streams.block_size(stream, compression)
                 size = min(size, most) if most else size
-                yield streams.blocks(stream, size, limit), compression, stream
+                body = stream if window is None else streams.Window(stream, *window)
+                yield streams.blocks(body, size, limit), compression, stream
             except streams.LineTooLong as err:
                 problem = f"{err}; IRSCORE_MAX_LINE raises the limit"
                 raise TrecFormatError(name, lines() + err.newlines + 1, problem) from None
