@@ -157,9 +157,6 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                 values, means = judgments.as_zscores(zscores, values, topics, means, without_run, c)
             lines = None
             if text:
-                in_run = set(topics)
-                if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
-                    in_run -= set(without_run)
                 lines = trec_eval_text.lines(
                     values,
                     topics,
@@ -167,7 +164,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                     runid if "runid" in g.spec.families else None,
                     per_topic=args.q,
                     summary=not args.n,
-                    printed_topics=in_run,
+                    printed_topics=trec_eval_text.topics_printed(c, topics, without_run),
                     zscores=zscores is not None,
                 )
                 if spool is not None:

@@ -91,9 +91,10 @@ def _topic_lines(scored: list, c, g, args: argparse.Namespace) -> list[bytes]:
     parts, at = [], 0
     for got in scored:
         rows = np.arange(at, at + len(got.topics))
-        missing = set(got.notes.qrels_topics_without_run)
-        if c.missing_topics == "mean_only" and missing:
-            rows = rows[[t not in missing for t in got.topics.tolist()]]
+        topics = got.topics.tolist()
+        printed = trec_eval_text.topics_printed(c, topics, got.notes.qrels_topics_without_run)
+        if printed is not None:
+            rows = rows[[t in printed for t in topics]]
         parts.append(rows)
         at += len(got.topics)
     values = {
