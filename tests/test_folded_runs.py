@@ -219,7 +219,7 @@ def test_batches_hold_3_mib_of_runs_or_a_pair_of_larger_ones():
     from irscore.cli.folded_runs import batches
 
     def lengths(sizes: list[int]) -> list[int]:
-        return [len(b) for b in batches([str(i) for i in range(len(sizes))], sizes, 2)]
+        return [len(b) for b, _ in batches([str(i) for i in range(len(sizes))], sizes, 2)]
 
     assert lengths([330_000] * 1000)[:3] == [9, 9, 9]
     assert lengths([1_600_000] * 30) == [2] * 15

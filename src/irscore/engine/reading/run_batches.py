@@ -11,8 +11,6 @@ read alone, which reports a bad line (its file, line and fault) as it always has
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pyarrow as pa
 
@@ -27,19 +25,20 @@ GROUP_BYTES = streams.PIECE  # files parsed at once, at most (a larger one alone
 LAYOUT = formats.TREC_RUN  # the one layout files are read together in
 
 
-def read_together(paths: list[str], fmt: str = "auto") -> list[Records] | None:
+def read_together(paths: list[str], sizes: list[int], fmt: str = "auto") -> list[Records] | None:
     """Each path's `Records`, as `trec.read_run_records` gives them, from a parse a group
     of files; None unless every file is plain TREC text (uncompressed, no byte order
     mark, header, comment, blank or over-long line, ending with a line end) in TREC's
-    run layout (`LAYOUT`)."""
+    run layout (`LAYOUT`) and of the size in bytes `sizes` gives it (as the caller found
+    it, when it made the batch: a file of another size is read alone)."""
     if fmt not in ("auto", "trec"):
         return None
-    groups = _groups(paths)
+    groups = _groups(paths, sizes)
     if len(groups) == len(paths):  # a parse a file: the per-file reader is as fast
         return None
     tables, lines = [], []
-    for group in groups:
-        parsed = _parsed(group, fmt)
+    for group, group_sizes in groups:
+        parsed = _parsed(group, group_sizes, fmt)
         if parsed is None:
             return None
         tables.append(parsed[0])
@@ -55,32 +54,28 @@ def read_together(paths: list[str], fmt: str = "auto") -> list[Records] | None:
     ]
 
 
-def _groups(paths: list[str]) -> list[list[str]]:
-    """Consecutive paths in groups of about `GROUP_BYTES` (a larger file alone): Arrow's
-    parse of a group holds ~3x its bytes for a moment (13 TREC DL runs of 43 x 200 at
-    once: 12 MiB more for the worker)."""
-    groups: list[list[str]] = []
+def _groups(paths: list[str], sizes: list[int]) -> list[tuple[list[str], list[int]]]:
+    """Consecutive paths (with their sizes) in groups of about `GROUP_BYTES` (a larger file
+    alone): Arrow's parse of a group holds ~3x its bytes for a moment (13 TREC DL runs
+    of 43 x 200 at once: 12 MiB more for the worker)."""
+    groups: list[tuple[list[str], list[int]]] = []
     total = GROUP_BYTES
-    for path in paths:
-        try:
-            size = os.stat(path).st_size
-        except OSError:
-            size = 0  # `_read_all` says None
+    for path, size in zip(paths, sizes, strict=True):
         if total + size > GROUP_BYTES:
-            groups.append([])
+            groups.append(([], []))
             total = 0
-        groups[-1].append(path)
+        groups[-1][0].append(path)
+        groups[-1][1].append(size)
         total += size
     return groups
 
 
-def _parsed(paths: list[str], fmt: str) -> tuple[pa.Table, list[int]] | None:
+def _parsed(paths: list[str], sizes: list[int], fmt: str) -> tuple[pa.Table, list[int]] | None:
     """One parse of these files' bytes: the raw columns and each file's line count; None
     when `read_together` says so."""
-    read = _read_all(paths)  # one buffer: no second copy of the group's bytes
-    if read is None:
+    joined = _read_all(paths, sizes)  # one buffer: no second copy of the group's bytes
+    if joined is None:
         return None
-    joined, sizes = read
     ends = np.cumsum(sizes).tolist()
     starts = [0, *ends[:-1]]
     if not all(_plain_trec(joined, a, b, fmt) for a, b in zip(starts, ends, strict=True)):
@@ -99,11 +94,11 @@ def _parsed(paths: list[str], fmt: str) -> tuple[pa.Table, list[int]] | None:
     return table.drop_columns([c for c in table.column_names if c[0] == "_"]), lines
 
 
-def _read_all(paths: list[str]) -> tuple[bytearray, list[int]] | None:
-    """Every file's bytes, one after the other in one buffer, and each file's size; None
-    when one cannot be read (alone, it says why) or changes size while read."""
+def _read_all(paths: list[str], sizes: list[int]) -> bytearray | None:
+    """Every file's bytes, one after the other in one buffer; None when one cannot be read
+    (alone, it says why) or is not of its size in `sizes` (it changed since, or while
+    read)."""
     try:
-        sizes = [os.stat(path).st_size for path in paths]
         joined = bytearray(sum(sizes))
         view, at = memoryview(joined), 0
         for path, size in zip(paths, sizes, strict=True):
@@ -114,7 +109,7 @@ def _read_all(paths: list[str]) -> tuple[bytearray, list[int]] | None:
     except OSError:
         return None
     view.release()
-    return joined, sizes
+    return joined
 
 
 def _plain_trec(joined: bytearray, start: int, end: int, fmt: str) -> bool:
