@@ -30,23 +30,13 @@ BATCH_RUNS = 64  # and at most this many runs
 
 def scorer(qrels, convention, groups: list, args: argparse.Namespace) -> Callable | None:
     """A function that scores a batch of runs together into the spool and gives each
-    run's result as `evaluate`'s per-run `score` does, when these flags and qrels allow
-    it: trec_eval's text of a qrels read whole (not a `QrelsIndex`, which runs read a
-    block of topics at a time use) without subtopics, without -Z or --verbose, each
-    group's convention `foldable`; None otherwise."""
+    run's result as `evaluate`'s per-run `score` does, when each group's convention is
+    `foldable`; None otherwise. For flags and qrels that `evaluate._folds` lets through
+    only: trec_eval's text of a qrels read whole without subtopics, without -Z or
+    --verbose."""
     from irscore.engine.many_runs import foldable
     from irscore.engine.measures.groups import changed
-    from irscore.engine.reading.qrels_blocks import QrelsIndex
 
-    if (
-        isinstance(qrels, QrelsIndex)
-        or args.format != "trec"
-        or args.R != "qrels"
-        or args.Z is not None
-        or args.verbose
-        or "subtopic" in qrels.table.column_names
-    ):
-        return None
     conventions = [changed(convention, g.changes) for g in groups]
     if not all(foldable(c, g.spec) for c, g in zip(conventions, groups, strict=True)):
         return None
