@@ -83,6 +83,32 @@ def test_one_call_prints_what_each_run_prints_alone(files, monkeypatch, tmp_path
     assert "without judgments" in said and "no results for" in said  # both sides miss topics
 
 
+@pytest.mark.parametrize("flags", [["-Z", "z"], ["--verbose"]], ids=["-Z", "--verbose"])
+def test_z_scores_and_verbose_are_left_to_the_per_run_scoring(files, monkeypatch, tmp_path, flags):
+    """Folding prints neither z-scores nor a run's description: under -Z or --verbose no
+    batch is folded, and each run prints what it prints alone."""
+    monkeypatch.setenv("IRSCORE_PLAIN_BYTES", "0")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "z").write_text("1 P_5 0.1 0.05\n2 P_5 0.2 0.1\n")
+    batches = tmp_path / "batches"  # written by a worker that folds a batch
+    folded = many_runs.folded
+
+    def counted(qrels, runs, c, spec):
+        batches.write_text("folded")
+        return folded(qrels, runs, c, spec)
+
+    monkeypatch.setattr(many_runs, "folded", counted)
+    qrels, runs = files
+    flags = [*flags, "-q", "-m", "P.5"]  # -q: each block headed by its runid, as alone
+    status, together, said = called("evaluate", *flags, qrels, *runs[:8])
+    assert status == 0, said
+    out, err = _alone(qrels, runs[:8], flags)
+    assert together == out
+    assert said.splitlines() == list(dict.fromkeys(err.splitlines()))  # the qrels' line once
+    assert not batches.exists()
+    assert together.count("P_5") >= 8 and ("ZP_5" in together) == ("-Z" in flags)
+
+
 @pytest.mark.parametrize(
     "bad",
     [
@@ -219,7 +245,7 @@ def test_batches_hold_3_mib_of_runs_or_a_pair_of_larger_ones():
     from irscore.cli.folded_runs import batches
 
     def lengths(sizes: list[int]) -> list[int]:
-        return [len(b) for b in batches([str(i) for i in range(len(sizes))], sizes, 2)]
+        return [len(b) for b, _ in batches([str(i) for i in range(len(sizes))], sizes, 2)]
 
     assert lengths([330_000] * 1000)[:3] == [9, 9, 9]
     assert lengths([1_600_000] * 30) == [2] * 15

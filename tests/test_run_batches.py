@@ -6,6 +6,7 @@ reader (None), which names a bad line's file and line."""
 from __future__ import annotations
 
 import gzip
+import os
 
 import pytest
 from cli_calls import called
@@ -17,6 +18,11 @@ GOOD = [
     "2 Q0 d7 1 1e-3 b\n3 Q0 d1 1 -2 b\n",
     "1 Q0 x 3.0 7 c\n",  # a rank written as a whole float
 ]
+
+
+def _together(paths: list[str]) -> list[trec.Records] | None:
+    """`read_together` of the files at their sizes now, as `irscore evaluate` gives them."""
+    return run_batches.read_together(paths, [os.path.getsize(path) for path in paths])
 
 
 def _files(folder, texts: list[str | bytes]) -> list[str]:
@@ -35,8 +41,10 @@ def test_each_file_gets_the_records_it_gets_alone(tmp_path, monkeypatch, group_b
     coded anew across them)."""
     monkeypatch.setattr(run_batches, "GROUP_BYTES", group_bytes)
     paths = _files(tmp_path, GOOD)
-    assert [len(g) for g in run_batches._groups(paths)] == ([3] if group_bytes > 100 else [1, 2])
-    together = run_batches.read_together(paths)
+    sizes = [os.path.getsize(path) for path in paths]
+    groups = run_batches._groups(paths, sizes)
+    assert [len(g) for g, _ in groups] == ([3] if group_bytes > 100 else [1, 2])
+    together = _together(paths)
     assert together is not None
     for path, got in zip(paths, together, strict=True):
         alone = trec.read_run_records(path)
@@ -73,8 +81,20 @@ def test_each_file_gets_the_records_it_gets_alone(tmp_path, monkeypatch, group_b
 )
 def test_a_file_the_joined_parse_cannot_serve_sends_the_batch_back(tmp_path, odd):
     paths = _files(tmp_path, [GOOD[0], odd, GOOD[1]])
-    assert run_batches.read_together(paths) is None
-    assert run_batches.read_together([paths[0], paths[2]]) is not None
+    assert _together(paths) is None
+    assert _together([paths[0], paths[2]]) is not None
+
+
+def test_a_file_not_of_the_size_given_sends_the_batch_back(tmp_path):
+    """The sizes are those `irscore evaluate` found when it made the batch: a file that
+    has grown since (given a whole line short: its first line alone would parse) or
+    shrunk (given a byte long) is read alone, as it is now."""
+    paths = _files(tmp_path, GOOD)
+    sizes = [os.path.getsize(path) for path in paths]
+    assert run_batches.read_together(paths, sizes) is not None
+    last = len(GOOD[1].splitlines(keepends=True)[-1])  # "3 Q0 d1 1 -2 b\n": 15 bytes
+    for wrong in (sizes[1] - last, sizes[1] + 1):
+        assert run_batches.read_together(paths, [sizes[0], wrong, sizes[2]]) is None
 
 
 def test_files_of_another_layout_are_read_alone(tmp_path):
@@ -82,20 +102,20 @@ def test_files_of_another_layout_are_read_alone(tmp_path):
     within a topic, the file's name): a joined parse would number across files."""
     paths = _files(tmp_path, ["1 d1\n1 d2\n", "1 d3\n"])
     assert trec.read_run_records(paths[1]).table["rank"].to_pylist() == [1]
-    assert run_batches.read_together(paths) is None
+    assert _together(paths) is None
 
 
 def test_files_parsed_one_a_group_are_left_to_the_per_file_reader(tmp_path, monkeypatch):
     """Runs as large as a group gain nothing from being read together."""
     monkeypatch.setattr(run_batches, "GROUP_BYTES", 10)
-    assert run_batches.read_together(_files(tmp_path, GOOD)) is None
+    assert _together(_files(tmp_path, GOOD)) is None
 
 
 def test_a_line_too_long_for_the_reader_sends_the_batch_back(tmp_path, monkeypatch):
     monkeypatch.setenv("IRSCORE_MAX_LINE", "64")
     paths = _files(tmp_path, [GOOD[0], f"1 Q0 {'d' * 40} 1 0.5 a\n"])
-    assert run_batches.read_together(paths) is None
-    assert run_batches.read_together([paths[0], paths[0]]) is not None
+    assert _together(paths) is None
+    assert _together([paths[0], paths[0]]) is not None
 
 
 def test_a_bad_line_in_a_batch_is_reported_as_alone(tmp_path, monkeypatch):
@@ -105,7 +125,7 @@ def test_a_bad_line_in_a_batch_is_reported_as_alone(tmp_path, monkeypatch):
     qrels = tmp_path / "qrels"
     qrels.write_text("1 0 d1 1\n2 0 d1 0\n3 0 d1 2\n")
     runs = _files(tmp_path, [*GOOD, "1 Q0 d1 1 0.5 z\n1 Q0 d2 2 nan? z\n", *GOOD])
-    assert run_batches.read_together(runs) is None
+    assert _together(runs) is None
     status, out, said = called("evaluate", "-q", "-m", "all_trec", str(qrels), *runs)
     alone = called("evaluate", "-q", "-m", "all_trec", str(qrels), runs[3])
     assert (status, out) == (2, "")

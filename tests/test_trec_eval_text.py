@@ -122,3 +122,26 @@ def test_rounding_ties_print_as_printf_rounds_them():
         "-0.0000",
         "0.0001",
     ]
+
+
+def test_c_prints_no_line_for_a_judged_topic_the_run_lacks_under_mean_only():
+    """Topics a, b, c scored under -c, b judged but absent from the run: trec_eval 9
+    (`mean_only`, b counted in the `all` means only) prints lines for a and c; every
+    other `missing_topics` convention prints all three, and so does any convention when
+    no topic is missing (None: every topic's)."""
+    from irscore.engine.ranking.conventions import CHOICES, Convention
+
+    topics, without_run = ["a", "b", "c"], ["b"]
+    nine = Convention(missing_topics="mean_only")
+    assert trec_eval_text.topics_printed(nine, topics, without_run) == {"a", "c"}
+    assert trec_eval_text.topics_printed(nine, topics, []) is None
+    others = [m for m in CHOICES["missing_topics"] if m != "mean_only"]
+    assert others  # trec_eval 10's "evaluated"
+    for missing in others:
+        other = Convention(missing_topics=missing)
+        assert trec_eval_text.topics_printed(other, topics, without_run) is None
+    # as printed: P_5 of a, b, c = 1/5, 0 (b has no results), 3/5; b's line left out
+    values = {"P_5": np.array([1 / 5, 0.0, 3 / 5])}
+    printed = trec_eval_text.topics_printed(nine, topics, without_run)
+    text = b"".join(lines(values, np.array(topics), {}, None, True, False, printed))
+    assert text == b"P_5                   \ta\t0.2000\nP_5                   \tc\t0.6000\n"

@@ -91,9 +91,7 @@ def topic_lines(
 
     if not args.q:
         return ()
-    printed = None  # every topic's
-    if c.missing_topics == "mean_only" and without_run:
-        printed = set(topics.tolist()) - set(without_run)
+    printed = trec_eval_text.topics_printed(c, topics.tolist(), without_run)
     return trec_eval_text.lines(
         g.named(values), topics, {}, None, True, summary=False, printed_topics=printed
     )

@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
 
         zscores = read_zscores(args.Z)
     if args.R == "qrels":
-        qrels = _qrels_index(args, ahead, zscores)  # read back by topic, never held whole
+        qrels = _qrels_index(args, ahead)  # read back by topic, never held whole
         if qrels is None:
             qrels = _whole_qrels(args, ahead, groups)
     else:
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
         parent only writes); in this process the text is formatted as it is written."""
         nonlocal qrels
         run = None
-        if _streams(args, path, qrels, ahead, zscores):  # a block of topics at a time
+        if _streams(args, path, qrels, ahead):  # a block of topics at a time
             run = _streamed_run(qrels, path, convention, groups, args, spool)
             if isinstance(run, tuple):
                 return run
@@ -157,9 +157,6 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                 values, means = judgments.as_zscores(zscores, values, topics, means, without_run, c)
             lines = None
             if text:
-                in_run = set(topics)
-                if c.missing_topics == "mean_only":  # trec_eval 9: no line for them
-                    in_run -= set(without_run)
                 lines = trec_eval_text.lines(
                     values,
                     topics,
@@ -167,7 +164,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
                     runid if "runid" in g.spec.families else None,
                     per_topic=args.q,
                     summary=not args.n,
-                    printed_topics=in_run,
+                    printed_topics=trec_eval_text.topics_printed(c, topics, without_run),
                     zscores=zscores is not None,
                 )
                 if spool is not None:
@@ -175,7 +172,7 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
             scored.append((lines, values, topics, means, not_done, notes))
         return described, runid, scored
 
-    batch = folded_runs.scorer(qrels, convention, groups, args) if len(args.runs) > 1 else None
+    batch = folded_runs.scorer(qrels, convention, groups, args) if _folds(args, qrels) else None
     out: list[Iterable[bytes]] = []
     # the workers' texts, held on disk (page cache) until every run is scored; an
     # unlinked file, closed once read back (or on an error), so nothing is left behind
@@ -236,13 +233,34 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     return as_text(named, convention, per_topic=args.q, form=args.format)
 
 
-def _streams(args: argparse.Namespace, path: str, qrels, ahead: dict, zscores) -> bool:
-    """True when a run is read a block of topics at a time (`streamed`): trec_eval's text
-    from a qrels without subtopics (an indexed qrels has none), without -Z or --verbose,
-    of a run larger than `STREAM_FROM` bytes or whose size is unknown (a pipe)."""
-    return _run_streams(args, path, ahead, zscores) and (
-        _indexed(qrels) or "subtopic" not in qrels.table.column_names
+def _streams(args: argparse.Namespace, path: str, qrels, ahead: dict) -> bool:
+    """True when a run is read a block of topics at a time (`streamed`): `_trec_text`'s
+    flags, a qrels without subtopics, and a run larger than `STREAM_FROM` bytes or whose
+    size is unknown (a pipe)."""
+    return _run_streams(args, path, ahead) and _without_subtopics(qrels)
+
+
+def _folds(args: argparse.Namespace, qrels) -> bool:
+    """True when several runs may be scored a batch at a time (`folded_runs`, which also
+    asks for conventions it serves): `_trec_text`'s flags and a qrels read whole without
+    subtopics."""
+    return (
+        len(args.runs) > 1
+        and _trec_text(args)
+        and not _indexed(qrels)
+        and _without_subtopics(qrels)
     )
+
+
+def _trec_text(args: argparse.Namespace) -> bool:
+    """True for trec_eval's text (--format trec) of a qrels (-R qrels) without -Z or
+    --verbose: what the streamed and the folded paths print."""
+    return args.format == "trec" and args.R == "qrels" and args.Z is None and not args.verbose
+
+
+def _without_subtopics(qrels) -> bool:
+    """True for a qrels without subtopics (an indexed qrels has none)."""
+    return _indexed(qrels) or "subtopic" not in qrels.table.column_names
 
 
 def _indexed(qrels) -> bool:
@@ -252,25 +270,18 @@ def _indexed(qrels) -> bool:
     return isinstance(qrels, QrelsIndex)
 
 
-def _run_streams(args: argparse.Namespace, path: str, ahead: dict, zscores) -> bool:
+def _run_streams(args: argparse.Namespace, path: str, ahead: dict) -> bool:
     """`_streams` but for the qrels' part."""
     size = regular_file_size(path) if path != "-" else None
-    return (
-        not ahead
-        and (size is None or size > STREAM_FROM)
-        and args.format == "trec"
-        and args.R == "qrels"
-        and zscores is None
-        and not args.verbose
-    )
+    return not ahead and (size is None or size > STREAM_FROM) and _trec_text(args)
 
 
-def _qrels_index(args: argparse.Namespace, ahead: dict, zscores) -> QrelsIndex | None:
+def _qrels_index(args: argparse.Namespace, ahead: dict) -> QrelsIndex | None:
     """The qrels as where each topic's lines are (`qrels_blocks`), read back a block of
     topics at a time, when every run is read so and the qrels are a plain regular file
     grouped by topic; else None (they are read whole)."""
     if regular_file_size(args.qrels) is None or not all(
-        _run_streams(args, path, ahead, zscores) for path in args.runs
+        _run_streams(args, path, ahead) for path in args.runs
     ):
         return None
     from irscore.engine.reading import qrels_blocks

@@ -30,34 +30,25 @@ BATCH_RUNS = 64  # and at most this many runs
 
 def scorer(qrels, convention, groups: list, args: argparse.Namespace) -> Callable | None:
     """A function that scores a batch of runs together into the spool and gives each
-    run's result as `evaluate`'s per-run `score` does, when these flags and qrels allow
-    it: trec_eval's text of a qrels read whole (not a `QrelsIndex`, which runs read a
-    block of topics at a time use) without subtopics, without -Z or --verbose, each
-    group's convention `foldable`; None otherwise."""
+    run's result as `evaluate`'s per-run `score` does, when each group's convention is
+    `foldable`; None otherwise. For flags and qrels that `evaluate._folds` lets through
+    only: trec_eval's text of a qrels read whole without subtopics, without -Z or
+    --verbose."""
     from irscore.engine.many_runs import foldable
     from irscore.engine.measures.groups import changed
-    from irscore.engine.reading.qrels_blocks import QrelsIndex
 
-    if (
-        isinstance(qrels, QrelsIndex)
-        or args.format != "trec"
-        or args.R != "qrels"
-        or args.Z is not None
-        or args.verbose
-        or "subtopic" in qrels.table.column_names
-    ):
-        return None
     conventions = [changed(convention, g.changes) for g in groups]
     if not all(foldable(c, g.spec) for c, g in zip(conventions, groups, strict=True)):
         return None
 
-    def score(paths: list[str], spool: Spool) -> list[tuple]:
-        """Each run's (None, its runid, per group its text's place in the spool and notes)."""
+    def score(paths: list[str], sizes: list[int], spool: Spool) -> list[tuple]:
+        """Each run's (None, its runid, per group its text's place in the spool and notes),
+        given the runs' sizes in bytes (a run read at another size is read alone)."""
         from irscore.engine.many_runs import folded
         from irscore.engine.ranking.input_checks import bom_note, require_records
         from irscore.engine.reading import run_batches, trec
 
-        runs = run_batches.read_together(paths, args.run_format) or [
+        runs = run_batches.read_together(paths, sizes, args.run_format) or [
             trec.read_run_records(path, args.run_format) for path in paths
         ]
         for run in runs:
@@ -91,9 +82,10 @@ def _topic_lines(scored: list, c, g, args: argparse.Namespace) -> list[bytes]:
     parts, at = [], 0
     for got in scored:
         rows = np.arange(at, at + len(got.topics))
-        missing = set(got.notes.qrels_topics_without_run)
-        if c.missing_topics == "mean_only" and missing:
-            rows = rows[[t not in missing for t in got.topics.tolist()]]
+        topics = got.topics.tolist()
+        printed = trec_eval_text.topics_printed(c, topics, got.notes.qrels_topics_without_run)
+        if printed is not None:
+            rows = rows[[t in printed for t in topics]]
         parts.append(rows)
         at += len(got.topics)
     values = {
@@ -103,19 +95,20 @@ def _topic_lines(scored: list, c, g, args: argparse.Namespace) -> list[bytes]:
     return trec_eval_text.topic_lines_of_parts(g.named(values), topics, parts)
 
 
-def batches(paths: list[str], sizes: list[int], workers: int) -> list[list[str]]:
-    """Consecutive paths grouped into batches of `BATCH_BYTES` (two runs: `PAIR_BYTES`) and
-    `BATCH_RUNS` at most (a larger run is a batch of its own), and at least two batches
-    for each of `workers` while there are runs enough, so that no worker waits for
-    another's last batch."""
+def batches(paths: list[str], sizes: list[int], workers: int) -> list[tuple[list[str], list[int]]]:
+    """Consecutive paths (with their sizes) grouped into batches of `BATCH_BYTES` (two
+    runs: `PAIR_BYTES`) and `BATCH_RUNS` at most (a larger run is a batch of its own),
+    and at least two batches for each of `workers` while there are runs enough, so that
+    no worker waits for another's last batch."""
     most = min(BATCH_RUNS, -(-len(paths) // (2 * workers)))
-    out: list[list[str]] = []
+    out: list[tuple[list[str], list[int]]] = []
     total = 0
     for path, size in zip(paths, sizes, strict=True):
-        limit = PAIR_BYTES if out and len(out[-1]) == 1 else BATCH_BYTES
-        if not out or total + size > limit or len(out[-1]) >= most:
-            out.append([])
+        limit = PAIR_BYTES if out and len(out[-1][0]) == 1 else BATCH_BYTES
+        if not out or total + size > limit or len(out[-1][0]) >= most:
+            out.append(([], []))
             total = 0
-        out[-1].append(path)
+        out[-1][0].append(path)
+        out[-1][1].append(size)
         total += size
     return out

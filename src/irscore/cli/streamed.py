@@ -242,10 +242,8 @@ class _Spool:
         n = len(topics)
         places = np.zeros((n, 2), dtype=np.int64)
         if self.per_topic and n:
-            printed = None
             without_run = part.notes.qrels_topics_without_run
-            if self.c.missing_topics == "mean_only" and without_run:  # trec_eval 9: no line
-                printed = set(topics) - set(without_run)
+            printed = trec_eval_text.topics_printed(self.c, topics, without_run)
             text = b"".join(
                 trec_eval_text.lines(
                     self.g.named(part.values),

@@ -32,7 +32,8 @@ READ_BACK = 1 << 20  # bytes of the spool read at a time
 POLL = 0.5  # seconds between looks at whether a worker died, while waiting for one
 # what a forked worker calls, and where it writes (set before the fork)
 _score: Callable[[str, Spool | None], Any] | None = None
-_batch: Callable[[list[str], Spool], list] | None = None  # several runs at once (`folded_runs`)
+# several runs at once, given their sizes (`folded_runs`)
+_batch: Callable[[list[str], list[int], Spool], list] | None = None
 _spool: Spool | None = None
 _started: Any = None  # how many workers have started (a shared counter)
 
@@ -94,21 +95,21 @@ def scored(
     score: Callable[[str, Spool | None], Any],
     paths: list[str],
     spool: Spool | None,
-    batch: Callable[[list[str], Spool], list] | None = None,
+    batch: Callable[[list[str], list[int], Spool], list] | None = None,
 ) -> Iterator[Any]:
     """`score(path, spool)` of each path, in order: with a spool (`spool_for`), on
     `WORKERS` forked processes (what comes back is pickled; large texts go into the
     spool); without, here. With `batch`, a worker scores small runs a batch at a time
-    (`folded_runs.batches`), by `score` each when the batch fails. An input error in a
-    worker, or its memory running out, is raised here with the worker's message; a
-    worker killed is an error too."""
+    (`folded_runs.batches`, made by the sizes read here, which `batch` is given), by
+    `score` each when the batch fails. An input error in a worker, or its memory running
+    out, is raised here with the worker's message; a worker killed is an error too."""
     if spool is None:
         for path in paths:
             yield score(path, None)
         return
     global _score, _batch, _spool, _started
     _score, _batch, _spool, _started = score, batch, spool, spool.context.Value("i", 0)
-    groups = [[path] for path in paths]
+    groups = [([path], [0]) for path in paths]  # one run a group: scored alone, size unread
     if batch is not None:
         from irscore.cli.folded_runs import batches
 
@@ -181,13 +182,14 @@ def _start_worker() -> None:
         pa.set_memory_pool(pa.system_memory_pool())
 
 
-def _batch_in_worker(paths: list[str]) -> list[tuple[bool, Any]]:
+def _batch_in_worker(group: tuple[list[str], list[int]]) -> list[tuple[bool, Any]]:
     """Each run's (False, result), up to the first (True, message) of an input error: a
-    batch scored at once, or, for one run or when the batch fails, run by run (which
-    reports a run's error as it would alone)."""
+    batch (its paths, their sizes) scored at once, or, for one run or when the batch
+    fails, run by run (which reports a run's error as it would alone)."""
+    paths, sizes = group
     if _batch is not None and _spool is not None and len(paths) > 1:
         try:
-            return [(False, result) for result in _batch(paths, _spool)]
+            return [(False, result) for result in _batch(paths, sizes, _spool)]
         except (OSError, ValueError, MemoryError) as err:
             if not isinstance(err, (OSError, MemoryError, *user_errors())):
                 raise

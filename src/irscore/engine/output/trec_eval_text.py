@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from irscore.engine.measures.registry import has_topic_rows, is_integer, is_text, printed_per_topic
+
+if TYPE_CHECKING:
+    from irscore.engine.ranking.conventions import Convention
 
 BLOCK_BYTES = 1 << 20  # the byte matrix of one block of topics: 1 MiB (a few copies live)
 DIGITS = np.frombuffer(b"0123456789", np.uint8)
@@ -35,6 +39,17 @@ def _fixed4(value: float) -> str:
     return f"{'-nan':>6s}" if math.isnan(value) else f"{value:6.4f}"
 
 
+def topics_printed(
+    convention: Convention, topics: Iterable[str], without_run: Collection[str]
+) -> set[str] | None:
+    """The topics whose per-topic lines are printed, None for all of them: trec_eval 9's -c
+    (`missing_topics` "mean_only") prints none for the judged topics the run lacks
+    (`without_run`), whose values count only in the `all` means."""
+    if convention.missing_topics != "mean_only" or not without_run:
+        return None
+    return set(topics) - set(without_run)
+
+
 def lines(
     values: Mapping[str, np.ndarray],
     topics: np.ndarray,
@@ -49,8 +64,8 @@ def lines(
     bytes, from what `evaluate.evaluate_one` returns (per-topic arrays, topic names,
     means).
 
-    Per-topic lines are printed for `printed_topics` only (trec_eval 9 prints
-    no line for a topic the run lacks, even under -c). `runid` prints
+    Per-topic lines are printed for `printed_topics` only (None: every topic's;
+    `topics_printed` gives those of trec_eval 9's -c). `runid` prints
     trec_eval's runid line. A text measure has per-topic lines only.
     `zscores` (-Z): every value but the texts and runid is a z-score, named with
     a `Z` in front and printed `%6.4f`, counts too (meas_print_*.c).
