@@ -200,11 +200,22 @@ def test_a_signal_while_both_halves_score(tmp_path, group, signum, line):
     run.write_text("".join(f"{t} Q0 d{t} 1 {t % 7}.5 x\n" for t in range(100_000)))
     scratch = tmp_path / "tmp"
     scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch), "IRSCORE_PLAIN_BYTES": "0"}
+    assert signalled_once_forked(qrels, run, env, signum, group) == (128 + signum, b"", line)
+    assert list(scratch.iterdir()) == []
+
+
+def signalled_once_forked(
+    qrels: Path, run: Path, env: dict, signum: int, group: bool, settle: float = 0.0
+) -> tuple[int, bytes, bytes]:
+    """`irscore evaluate -q -m all_trec` sent `signum` once it has forked a child and
+    `settle` seconds more (to its process group, as a terminal sends it, or to it
+    alone): its status, stdout and stderr, after checking no child is left running."""
     process = subprocess.Popen(
         [sys.executable, "-m", "irscore", "evaluate", "-q", "-m", "all_trec", qrels, run],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, "TMPDIR": str(scratch), "IRSCORE_PLAIN_BYTES": "0"},
+        env=env,
         start_new_session=True,  # its own group, as a terminal's foreground job
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
@@ -215,14 +226,14 @@ def test_a_signal_while_both_halves_score(tmp_path, group, signum, line):
             break
         time.sleep(0.01)
     assert child, "the command forked no child (or ended first)"
+    time.sleep(settle)
     if group:
         os.killpg(process.pid, signum)
     else:
         process.send_signal(signum)
     out, err = process.communicate(timeout=60)
-    assert (process.returncode, out, err) == (128 + signum, b"", line)
     assert not running(child[0])
-    assert list(scratch.iterdir()) == []
+    return process.returncode, out, err
 
 
 def running(pid: int) -> bool:

@@ -11,14 +11,11 @@ import gzip
 import io
 import os
 import signal
-import subprocess
-import sys
-import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from test_halves import children, running
+from test_halves import signalled_once_forked
 from test_streamed import every_run_streamed, qrels_lines, run_lines, whole, written
 
 from irscore.cli import main
@@ -136,12 +133,7 @@ def test_a_topic_that_comes_back_in_the_childs_part_is_read_through_the_spill(ha
     qrels = written(tmp_path / "q", qrels_lines(40, 20))
     lines = run_lines(40, 20)
     lines[700:700] = [line.replace("x", "y", 1) for line in lines[760:770]]  # topic 39 early
-    run = written(tmp_path / "r", lines)
-    flags = ["-q", "-c", "-m", "all_trec"]
-    status, out, err = halves(flags, qrels, run)
-    assert status == 0, err
-    assert halves.children == [False]
-    assert out == whole(flags, qrels, run)
+    one_pass_after_the_child_failed(halves, qrels, written(tmp_path / "r", lines))
 
 
 @pytest.mark.parametrize("grouped", [True, False], ids=["grouped", "a topic in both parts"])
@@ -159,7 +151,11 @@ def test_a_child_that_fails_leaves_its_part_to_this_process(halves, tmp_path, mo
     lines = run_lines(60, 40)
     if not grouped:
         lines += [line.replace("x", "y", 1) for line in lines[80:120]]  # topic 3 again
-    run = written(tmp_path / "r", lines)
+    one_pass_after_the_child_failed(halves, qrels, written(tmp_path / "r", lines))
+
+
+def one_pass_after_the_child_failed(halves, qrels: Path, run: Path) -> None:
+    """The run's text under -q -c all_trec is the whole run's, the child having failed."""
     flags = ["-q", "-c", "-m", "all_trec"]
     status, out, err = halves(flags, qrels, run)
     assert status == 0, err
@@ -224,27 +220,8 @@ def test_a_signal_while_both_parts_score(tmp_path, signum, line):
             out.write("".join(f"{t} Q0 d{t}x{i} {i + 1} {1000 - i}.5 x\n" for i in range(1000)))
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "irscore", "evaluate", "-q", "-m", "all_trec", qrels, run],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "TMPDIR": str(scratch)},
-        start_new_session=True,  # its own group, as a terminal's foreground job
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    child = []
-    for _ in range(3000):  # up to 30 s for the qrels to be read and the child forked
-        child = children(process.pid)
-        if child or process.poll() is not None:
-            break
-        time.sleep(0.01)
-    assert child, "the command forked no child (or ended first)"
-    time.sleep(0.2)  # the child is scoring
-    if signum == signal.SIGINT:
-        os.killpg(process.pid, signum)
-    else:
-        process.send_signal(signum)
-    out, err = process.communicate(timeout=60)
-    assert (process.returncode, out, err) == (128 + signum, b"", line)
-    assert not running(child[0])
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    group = signum == signal.SIGINT  # Ctrl-C from a terminal, SIGTERM from kill
+    done = signalled_once_forked(qrels, run, env, signum, group, settle=0.2)
+    assert done == (128 + signum, b"", line)
     assert list(scratch.iterdir()) == []
