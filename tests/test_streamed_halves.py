@@ -225,3 +225,23 @@ def test_a_signal_while_both_parts_score(tmp_path, signum, line):
     done = signalled_once_forked(qrels, run, env, signum, group, settle=0.2)
     assert done == (128 + signum, b"", line)
     assert list(scratch.iterdir()) == []
+
+
+def test_without_sendfile_between_files_the_childs_spool_is_copied_here(
+    halves, tmp_path, monkeypatch
+):
+    """Where the kernel copies no file to a file (macOS' sendfile wants a socket), the
+    child's lines and values are copied through this process: the same bytes."""
+    import errno
+
+    def refused(*args):
+        raise OSError(errno.ENOTSOCK, "Socket operation on non-socket")
+
+    monkeypatch.setattr(os, "sendfile", refused)
+    qrels = written(tmp_path / "q", qrels_lines(60, 40))
+    run = written(tmp_path / "r", run_lines(60, 40))
+    flags = ["-q", "-c", "-m", "all_trec"]
+    status, out, err = halves(flags, qrels, run)
+    assert status == 0, err
+    assert halves.children == [True]
+    assert out == whole(flags, qrels, run)
