@@ -156,12 +156,12 @@ def _in_halves(
             """The first part here (its last block), or the rest in the child."""
             if which == 0:
                 last = None
-                for last in topic_blocks.grouped(parts):
+                for last in topic_blocks.trimmed(topic_blocks.grouped(parts)):
                     score(last)
                 return last
             child((lines, values))
             later = run_parts.RunParts.from_byte(path, fmt, size, at, layout)
-            for block in topic_blocks.grouped(later):
+            for block in topic_blocks.trimmed(topic_blocks.grouped(later)):
                 score(block)
             seen = np.flatnonzero(by_topic.seen).tolist()
             return spool().saved(), seen, later.rows, later.other_lines, later.runid()
@@ -195,7 +195,7 @@ def _rest_here(
     parts.window = (at, None)
     last = None
     try:
-        for last in topic_blocks.grouped(parts):
+        for last in topic_blocks.trimmed(topic_blocks.grouped(parts)):
             score(last)
     except topic_blocks.NotGrouped:
         return None

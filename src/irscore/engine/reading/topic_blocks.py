@@ -130,18 +130,18 @@ def read(
             parts = run_parts.RunParts(path, run_format, block)
             try:
                 last = None
-                for last in _trimmed(grouped(parts)):
+                for last in trimmed(grouped(parts)):
                     score(last)
                 return parts, last
             except NotGrouped:
                 again()
         parts, last = run_parts.RunParts(path, run_format, block), None
-        for last in _trimmed(spilled(parts, size)):
+        for last in trimmed(spilled(parts, size)):
             score(last)
         return parts, last
 
 
-def _trimmed(blocks: Iterator[trec.Records]) -> Iterator[trec.Records]:
+def trimmed(blocks: Iterator[trec.Records]) -> Iterator[trec.Records]:
     """`blocks`, the heap's free pages given back after every `TRIM_EVERY`th is scored:
     blocks that reuse freed memory still leave some of it scattered, and a 30M-line run
     grew 38 MiB over a 3M-line one's peak (25 so trimmed)."""
