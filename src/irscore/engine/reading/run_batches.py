@@ -16,11 +16,10 @@ import pyarrow as pa
 
 from irscore.engine.reading import formats, streams
 from irscore.engine.reading.columns import canonical, combine, fast_columns, narrowed, plain_docnos
-from irscore.engine.reading.run_files import kind_of
+from irscore.engine.reading.run_files import plain_trec
 from irscore.engine.reading.skipped_lines import SkippedLines
 from irscore.engine.reading.trec import Records
 
-_NOT_FIRST = b" \t\r\n\f\v#\xef"  # a first byte that starts no record line (or a BOM)
 GROUP_BYTES = streams.PIECE  # files parsed at once, at most (a larger one alone)
 LAYOUT = formats.TREC_RUN  # the one layout files are read together in
 
@@ -116,14 +115,6 @@ def _plain_trec(joined: bytearray, start: int, end: int, fmt: str) -> bool:
     """True when the file at joined[start:end] is read in `LAYOUT` and `read_together` can
     parse it with others (not a list, CSV or TSV: a list's ranks and tags are made up
     per file)."""
-    if end == start or joined[end - 1] != 10 or joined[start] in _NOT_FIRST:
+    if end == start or joined[end - 1] != 10:
         return False
-    head = bytes(joined[start : min(end, start + 64)])
-    if any(head.startswith(magic) for magic in streams.MAGIC) or kind_of(head):
-        return False
-    first = bytes(joined[start : joined.find(b"\n", start, end)])
-    try:
-        layout = formats.detect(first.decode("utf-8"), "run", fmt)
-    except (UnicodeDecodeError, formats.FormatError):
-        return False
-    return layout == LAYOUT
+    return plain_trec(bytes(joined[start : joined.find(b"\n", start, end) + 1]), fmt)

@@ -35,6 +35,9 @@ JSON_RUN = Layout("json", ("topic", "docno", "score"))
 PARQUET_RUN = Layout("parquet", ("topic", "docno", "score"))
 
 
+_NOT_FIRST = b" \t\r\n\f\v#\xef"  # a first byte that starts no record line (or a BOM)
+
+
 def kind_of(head: bytes) -> str | None:
     """`parquet` or `json` from a run file's first (decompressed) bytes, else None."""
     if head.startswith(PARQUET_MAGIC):
@@ -42,6 +45,25 @@ def kind_of(head: bytes) -> str | None:
     if head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"{":
         return "json"
     return None
+
+
+def plain_trec(head: bytes, fmt: str = "auto") -> bool:
+    """True when a run file whose bytes begin with `head` (its first line whole) is plain
+    TREC text in TREC's run layout: not compressed, JSON or Parquet, and its first line
+    a record (no byte order mark, header, comment or blank line first). Readers that
+    take such a file's lines as they come (several runs parsed as one, a run cut in
+    two) ask it of the file's beginning."""
+    from irscore.engine.reading import formats, streams
+
+    first = head.split(b"\n", 1)[0]
+    if fmt not in ("auto", "trec") or not first or first[0] in _NOT_FIRST:
+        return False
+    if any(head.startswith(magic) for magic in streams.MAGIC) or kind_of(head):
+        return False
+    try:
+        return formats.detect(first.decode("utf-8"), "run", fmt) == formats.TREC_RUN
+    except (UnicodeDecodeError, formats.FormatError):
+        return False
 
 
 def read(stream: BinaryIO, name: str, compression: str | None, fmt: str = "auto") -> Records | None:

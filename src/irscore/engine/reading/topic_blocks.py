@@ -34,7 +34,6 @@ TRIM_EVERY = 16  # blocks scored between two gives back of the heap's free pages
 LONGEST = 4  # times BLOCK at most, whatever the lines' length
 _HEAD = 1 << 16  # bytes of a run's beginning read to measure its lines
 _MIDDLE = 1 << 20  # bytes past a run's middle where `halfway` looks for a topic's start
-_NOT_FIRST = b" \t\r\n\f\v#\xef"  # a first byte that starts no record line (or a BOM)
 SPILL_BYTES = 1 << 24  # run text per bucket when spilling, unless the blocks are smaller
 BUCKETS_UNSIZED = 256  # buckets for an input whose size is unknown (a pipe)
 _LINE = "_line"  # a spilled row's line number, kept beside its fields
@@ -69,15 +68,15 @@ def block_bytes(path: str | os.PathLike, block: int | None = None) -> int:
 
 def halfway(path: str | os.PathLike, fmt: str) -> tuple[int, Layout] | None:
     """Where a topic's first line is near the middle of an uncompressed regular file of
-    plain TREC lines (the first one a record: no byte order mark, header, comment or
-    blank line first), and the layout of its first line: two processes can each read
-    one part (`RunParts.from_byte`). None for any other input, or when no topic begins
-    in the `_MIDDLE` bytes past the middle, or a line there is blank or a comment."""
-    from irscore.engine.reading.run_files import kind_of
-    from irscore.engine.reading.streams import MAGIC, regular_file_size
+    plain TREC lines (`run_files.plain_trec`), and their layout: two processes can each
+    read one part (`RunParts.from_byte`). None for any other input, or when no topic
+    begins in the `_MIDDLE` bytes past the middle, or a line there is blank or a
+    comment."""
+    from irscore.engine.reading.run_files import plain_trec
+    from irscore.engine.reading.streams import regular_file_size
 
     size = regular_file_size(path)
-    if size is None or fmt not in ("auto", "trec"):
+    if size is None:
         return None
     try:
         with open(path, "rb") as file:
@@ -86,17 +85,9 @@ def halfway(path: str | os.PathLike, fmt: str) -> tuple[int, Layout] | None:
             middle = file.read(_MIDDLE)
     except OSError:  # the reader says what is wrong
         return None
-    first = head.split(b"\n", 1)[0]
-    if not first or first[0] in _NOT_FIRST or any(head.startswith(m) for m in MAGIC):
+    if not plain_trec(head, fmt):
         return None
-    if kind_of(head):
-        return None
-    try:
-        layout = formats.detect(first.decode("utf-8"), "run", fmt)
-    except (UnicodeDecodeError, formats.FormatError):
-        return None
-    if layout.name != "trec" or layout.header:
-        return None
+    layout = formats.TREC_RUN
     at = size // 2 + middle.find(b"\n") + 1
     topic = None
     for line in middle[middle.find(b"\n") + 1 :].split(b"\n")[:-1]:  # whole lines
