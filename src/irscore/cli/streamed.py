@@ -64,12 +64,14 @@ def run_text(
     are made on two threads."""
     by_topic = qrels.by_topic() if isinstance(qrels, QrelsIndex) else QrelsByTopic(qrels)
     spool = _Spool(c, g, args.q)
+    size = topic_blocks.block_bytes(path, BLOCK)
+    cut = topic_blocks.halfway(path, args.run_format) if alone and forked.possible() else None
     # Two processes that read a part each do it on one thread each: with two more
     # threads each, a 30M-line run took 18.3 s against 15.6 (six threads, two cores).
-    halved = False
+    on_threads = alone and cut is None
 
     def made(makers: list) -> Iterator[TopicValues]:
-        return chunked.made_in_order(makers, alone and not halved)
+        return chunked.made_in_order(makers, on_threads)
 
     def score(block: trec.Records) -> None:
         rows = chunk_rows(block.table.num_rows)
@@ -88,15 +90,11 @@ def run_text(
         spool = _Spool(c, g, args.q, files)
 
     try:
-        size = topic_blocks.block_bytes(path, BLOCK)
-        cut = topic_blocks.halfway(path, args.run_format) if alone and forked.possible() else None
         read = None
         if cut is not None:
-            halved = True
             read = _in_halves(
                 path, args.run_format, size, cut, score, lambda: spool, child, by_topic
             )
-            halved = False
             if read is None:
                 again()
         if read is None:
@@ -156,12 +154,12 @@ def _in_halves(
             """The first part here (its last block), or the rest in the child."""
             if which == 0:
                 last = None
-                for last in topic_blocks.trimmed(topic_blocks.grouped(parts)):
+                for last in topic_blocks.grouped(parts):
                     score(last)
                 return last
             child((lines, values))
             later = run_parts.RunParts.from_byte(path, fmt, size, at, layout)
-            for block in topic_blocks.trimmed(topic_blocks.grouped(later)):
+            for block in topic_blocks.grouped(later):
                 score(block)
             seen = np.flatnonzero(by_topic.seen).tolist()
             return spool().saved(), seen, later.rows, later.other_lines, later.runid()
@@ -195,7 +193,7 @@ def _rest_here(
     parts.window = (at, None)
     last = None
     try:
-        for last in topic_blocks.trimmed(topic_blocks.grouped(parts)):
+        for last in topic_blocks.grouped(parts):
             score(last)
     except topic_blocks.NotGrouped:
         return None

@@ -13,6 +13,7 @@ rows in file order, so the readers' line numbers and `file_order` stay right.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import stat
 import tempfile
@@ -121,33 +122,40 @@ def read(
             parts = run_parts.RunParts(path, run_format, block)
             try:
                 last = None
-                for last in trimmed(grouped(parts)):
+                for last in grouped(parts):
                     score(last)
                 return parts, last
             except NotGrouped:
                 again()
         parts, last = run_parts.RunParts(path, run_format, block), None
-        for last in trimmed(spilled(parts, size)):
+        for last in spilled(parts, size):
             score(last)
         return parts, last
 
 
-def trimmed(blocks: Iterator[trec.Records]) -> Iterator[trec.Records]:
-    """`blocks`, the heap's free pages given back after every `TRIM_EVERY`th is scored:
-    blocks that reuse freed memory still leave some of it scattered, and a 30M-line run
-    grew 38 MiB over a 3M-line one's peak (25 so trimmed)."""
-    from irscore.engine.system.allocator import give_back_freed_memory
+def _trimmed(blocks_of: Callable[..., Iterator[trec.Records]]) -> Callable[..., Iterator]:
+    """A block reader that gives the heap's free pages back after every `TRIM_EVERY`th
+    block its caller has scored: blocks that reuse freed memory still leave some of it
+    scattered, and a 30M-line run grew 38 MiB over a 3M-line one's peak (25 so
+    trimmed)."""
 
-    for n, block in enumerate(blocks, 1):
-        yield block
-        if n % TRIM_EVERY == 0:
-            give_back_freed_memory()
+    @functools.wraps(blocks_of)
+    def trimmed(*args: object) -> Iterator[trec.Records]:
+        from irscore.engine.system.allocator import give_back_freed_memory
+
+        for n, block in enumerate(blocks_of(*args), 1):
+            yield block
+            if n % TRIM_EVERY == 0:
+                give_back_freed_memory()
+
+    return trimmed
 
 
 class NotGrouped(Exception):
     """A topic came back after other topics: the run is not grouped by topic."""
 
 
+@_trimmed
 def grouped(parts: run_parts.RunParts) -> Iterator[trec.Records]:
     """The run's records in blocks of whole topics, in file order; raises `NotGrouped`
     at the first topic that comes back after others."""
@@ -198,6 +206,7 @@ def _one(column: pa.ChunkedArray) -> pa.Array:
     return pa.concat_arrays(column.chunks) if column.num_chunks else pa.array([], column.type)
 
 
+@_trimmed
 def spilled(parts: run_parts.RunParts, size: int | None) -> Iterator[trec.Records]:
     """The run's records in buckets of whole topics (each topic's rows in file order),
     by way of files in a private temporary folder that is removed when the iteration
