@@ -83,3 +83,31 @@ def test_vectorised_quicksort_reads_numpys_cpu_features():
             check=True,
         )
         assert done.stdout == "False\n"
+
+
+def test_a_key_nearly_in_order_is_sorted_by_timsort_wherever_quicksort_is_vectorised(
+    monkeypatch,
+):
+    monkeypatch.setattr(arrays, "vectorised_quicksort", lambda: True)
+    topic = np.repeat(np.arange(4), 16)
+    key = np.arange(64, dtype=np.uint64)
+    # 64 rows: 3 descents (3 * 16 = 48 < 64) is nearly in order; 4 (64) is not
+    for descents, kind in ((3, "stable"), (4, "quicksort")):
+        nearly = key.copy()
+        for at in range(descents):
+            nearly[[10 * at + 1, 10 * at + 2]] = nearly[[10 * at + 2, 10 * at + 1]]
+        assert np.count_nonzero(nearly[1:] < nearly[:-1]) == descents
+        assert arrays.sort_kind(topic, nearly) == kind
+    assert arrays.sort_kind(topic) == "quicksort"  # no key: the topics' rule
+    # a ranked run's reference key in file order: timsort, and the lexsort's order
+    rng = np.random.default_rng(5)
+    score = -np.sort(-rng.normal(size=(4, 16)), axis=1).ravel()
+    tie = rng.permutation(64)
+    spied = []
+    real = np.argsort
+    monkeypatch.setattr(
+        np, "argsort", lambda a, kind=None: spied.append(kind) or real(a, kind=kind)
+    )
+    expected = np.lexsort((tie, -score.astype(np.float32).astype(np.float64), topic))
+    assert rank._packed_order(topic, score, tie).tolist() == expected.tolist()
+    assert spied == ["stable"]

@@ -259,7 +259,7 @@ def _packed_order(topic: np.ndarray, score: np.ndarray, tie: np.ndarray) -> np.n
     key |= descending
     key <<= np.uint64(tie_bits)
     key |= tie.astype(np.uint64, copy=False)
-    return np.argsort(key, kind=arrays.sort_kind(topic))
+    return np.argsort(key, kind=arrays.sort_kind(topic, key))
 
 
 def _first_occurrences(p: Prepared, rows: np.ndarray) -> np.ndarray:

@@ -328,7 +328,7 @@ def _sorted(topic: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray,
     key = packed(topic, docno)
     if key is None:
         return _sorted_strings(topic, docno)
-    kind = arrays.sort_kind(topic)
+    kind = arrays.sort_kind(topic, key)
     order = np.argsort(key, kind=kind).astype(np.int64)
     ordered = key[order]
     if kind != "stable":  # quicksort: equal keys put in row order
