@@ -121,9 +121,10 @@ def _matched(
     bytes at most that follow it.
 
     Each docno is two 64-bit words of its bytes (`words`); (topic, words) are matched
-    through a 64-bit mix of the three, every match checked word for word. A row's `doc`
-    is then only what the ranking needs: for the run rows that tie at one float32 score
-    in a topic, their docnos' rank in byte order (the words' order); 0 for the others.
+    through a 64-bit mix of the three led by the topic's bits, every match checked word
+    for word. A row's `doc` is then only what the ranking needs: for the run rows that
+    tie at one float32 score in a topic, their docnos' rank in byte order (the words'
+    order); 0 for the others.
     None for other docnos, for a run where `_MOST_TIED` of the rows or more tie (the
     sort orders them at once), a document twice for a topic (the sort names it) or two
     different pairs that mix alike (then the sort)."""
@@ -142,7 +143,13 @@ def _matched(
     nq = len(q_topic)
     topic = np.concatenate((q_topic, r_topic)).astype(np.uint64)
     mix = high * _MIX[0] + low * _MIX[1] + topic * _MIX[2]  # uint64: wraps, as meant
-    q_order, r_order = np.argsort(mix[:nq]), np.argsort(mix[nq:])
+    # led by the topic, a run's rows come in ascending stretches, as files group them:
+    # their sort took half the time of one of the mix alone (1M rows in 1,000 topics)
+    bits = np.uint64(max(topics - 1, 1).bit_length())
+    mix >>= bits
+    mix |= topic << (np.uint64(64) - bits)
+    q_order = np.argsort(mix[:nq])
+    r_order = np.argsort(mix[nq:], kind=arrays.sort_kind(r_topic))
     q_mix, r_mix = mix[:nq][q_order], mix[nq:][r_order]
     q_alike = np.flatnonzero(q_mix[1:] == q_mix[:-1])
     r_alike = np.flatnonzero(r_mix[1:] == r_mix[:-1])
