@@ -111,3 +111,40 @@ def test_a_key_nearly_in_order_is_sorted_by_timsort_wherever_quicksort_is_vector
     expected = np.lexsort((tie, -score.astype(np.float32).astype(np.float64), topic))
     assert rank._packed_order(topic, score, tie).tolist() == expected.tolist()
     assert spied == ["stable"]
+
+
+def test_avx512_sort_on_amds_family_25_is_not_counted_as_fast(monkeypatch):
+    avx512 = {"SIMD Extensions": {"baseline": ["X86_V2"], "found": ["X86_V3", "X86_V4"]}}
+    avx2 = {"SIMD Extensions": {"baseline": ["X86_V2"], "found": ["X86_V3"]}}
+    cases = [
+        (avx512, ("AuthenticAMD", 25), False),  # Zen 4: the microcoded compress
+        (avx2, ("AuthenticAMD", 25), True),  # Zen 3, or AVX-512 turned off: AVX2's path
+        (avx512, ("AuthenticAMD", 26), True),  # Zen 5
+        (avx512, ("GenuineIntel", 6), True),
+        (avx512, None, True),  # no /proc/cpuinfo
+    ]
+    for config, cpu, expected in cases:
+        arrays.vectorised_quicksort.cache_clear()
+        monkeypatch.setattr(np, "show_config", lambda mode, c=config: c)
+        monkeypatch.setattr(arrays, "cpu", lambda c=cpu: c)
+        assert arrays.vectorised_quicksort() is expected
+    arrays.vectorised_quicksort.cache_clear()
+
+
+def test_cpu_reads_the_first_processor_of_proc_cpuinfo():
+    two = (
+        "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"
+        "flags\t\t: fpu avx512f\n\nprocessor\t: 1\nvendor_id\t: Other\ncpu family\t: 2"
+    )
+    for text, expected in (
+        (two, ("AuthenticAMD", 25)),
+        ("processor\t: 0\nvendor_id\t: ARM\n", None),  # no family: not said
+        ("", None),
+    ):
+        arrays.cpu.cache_clear()
+        with mock.patch("builtins.open", mock.mock_open(read_data=text)):
+            assert arrays.cpu() == expected
+    arrays.cpu.cache_clear()
+    with mock.patch("builtins.open", side_effect=OSError("no such file")):
+        assert arrays.cpu() is None
+    arrays.cpu.cache_clear()
