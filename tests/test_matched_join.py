@@ -186,3 +186,49 @@ def test_a_run_that_mostly_ties_goes_to_the_sort(unpacked, monkeypatch):
     assert joins._matched(*_arrays([], tied)) is None
     fewer = [(0, f"FBIS3-000{i}", 1.0 if i < 2 else 2.0 + i) for i in range(9)]
     assert joins._matched(*_arrays([], fewer)) is not None
+
+
+def _tied_by_hand(topic: list[int], score: list[float]) -> list[int]:
+    """The rows that share (topic, float32 score) with another row, -0.0 as 0.0 and NaN
+    with NaN (their bits), in row order."""
+    keys = [
+        (t, np.float32(s).tobytes() if s == s and s != 0 else repr(s).lstrip("-"))
+        for t, s in zip(topic, score, strict=True)
+    ]
+    return [i for i, key in enumerate(keys) if keys.count(key) > 1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.sampled_from(
+                [2.0, 1.0, 1.0 + 1e-9, 0.5, 0.0, -0.0, -1.0, float("inf"), float("nan")]
+            ),
+        ),
+        max_size=40,
+    ),
+    st.sampled_from(["as drawn", "ranked", "ranked, a topic split"]),
+)
+def test_tied_rows_match_a_count_by_hand(rows, order):
+    """Ties found by the ranked rows' one pass (`_ranked`) or by the sort are the same."""
+    if order != "as drawn":
+        rows = sorted(rows, key=lambda r: (r[0], -r[1] if r[1] == r[1] else 0))
+    if order == "ranked, a topic split" and rows:
+        rows = rows[len(rows) // 2 :] + rows[: len(rows) // 2]
+    topic = [t for t, _ in rows]
+    score = [s for _, s in rows]
+    tied = joins._tied_rows(np.array(topic, dtype=np.int64), np.array(score, dtype=np.float64))
+    assert tied.tolist() == _tied_by_hand(topic, score)
+
+
+def test_ranked_rows_by_hand():
+    # topic 0's scores 3, 2, 2 never rise; topic 1 follows: ranked
+    assert joins._ranked(np.array([0, 0, 0, 1]), np.array([3, 2, 2, 9], dtype=np.float32))
+    # a score rises within topic 0
+    assert not joins._ranked(np.array([0, 0]), np.array([1, 2], dtype=np.float32))
+    # topic 0 comes back after topic 1
+    assert not joins._ranked(np.array([0, 1, 0]), np.array([3, 2, 1], dtype=np.float32))
+    # NaN compares to nothing
+    assert not joins._ranked(np.array([0, 0]), np.array([np.nan, 1], dtype=np.float32))

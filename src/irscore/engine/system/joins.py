@@ -144,7 +144,8 @@ def _matched(
     topic = np.concatenate((q_topic, r_topic)).astype(np.uint64)
     mix = high * _MIX[0] + low * _MIX[1] + topic * _MIX[2]  # uint64: wraps, as meant
     # led by the topic, a run's rows come in ascending stretches, as files group them:
-    # their sort took half the time of one of the mix alone (1M rows in 1,000 topics)
+    # 2M rows of MS MARCO v2 docnos sorted in 133-151 ms (quicksort; 90 ms by timsort),
+    # the mix alone in 194-205 ms
     bits = np.uint64(max(topics - 1, 1).bit_length())
     mix >>= bits
     mix |= topic << (np.uint64(64) - bits)
@@ -209,14 +210,32 @@ def _tied_rows(topic: np.ndarray, score: np.ndarray) -> np.ndarray:
     """The run rows tied with another at one float32 score in a topic (-0.0 as 0.0, as
     the ranking has them), in row order."""
     with np.errstate(over="ignore"):  # past float32's range: inf, as the ranking has it
-        bits = (score.astype(np.float32) + np.float32(0.0)).view(np.uint32)
-    group = (topic.astype(np.uint64) << np.uint64(32)) | bits
-    order = np.argsort(group, kind="stable")  # rows come sorted by topic and score: fast
-    equal = group[order][1:] == group[order][:-1]
+        score32 = score.astype(np.float32) + np.float32(0.0)
+    group = (topic.astype(np.uint64) << np.uint64(32)) | score32.view(np.uint32)
     tied = np.zeros(len(group), dtype=bool)
+    if _ranked(topic, score32):  # equal pairs lie side by side
+        equal = group[1:] == group[:-1]
+        tied[1:] |= equal
+        tied[:-1] |= equal
+        return np.flatnonzero(tied)
+    order = np.argsort(group, kind="stable")
+    equal = group[order][1:] == group[order][:-1]
     tied[order[1:][equal]] = True
     tied[order[:-1][equal]] = True
     return np.flatnonzero(tied)
+
+
+def _ranked(topic: np.ndarray, score32: np.ndarray) -> bool:
+    """True when each topic's rows are together and their scores never rise (NaN fails),
+    as a ranked run's file has them: a check in one pass, where a sort of the 2M rows'
+    (topic, score) took 70 ms."""
+    if len(topic) < 2:
+        return True
+    change = topic[1:] != topic[:-1]
+    if not (change | (score32[1:] <= score32[:-1])).all():
+        return False
+    first = topic[np.r_[True, change]]  # each stretch's topic: none may come back
+    return len(arrays.distinct(first)) == len(first)
 
 
 def _long_unpacked(parts: tuple[pa.Array, ...], topics: int) -> bool:
