@@ -254,3 +254,29 @@ def test_v2_ratio_by_hand(monkeypatch):
     assert figures["trec_eval_v2_ratio"] == pytest.approx(0.8)
     assert "1.150x, target <= 1.15x: met" in v2_ratio.line(figures)
     assert v2_ratio.figures(rows[:1]) is None
+    # in interleaved pairs (v2 over numeric, pair by pair): 1.10, 1.30 and 1.12, whose
+    # median 1.12 is the verdict's, the rows' 1.15 kept beside it
+    paired = v2_ratio.figures(rows, [1.10, 1.30, 1.12])
+    assert paired["v2_ratio"] == pytest.approx(1.12) and paired["met"]
+    assert paired["rows_ratio"] == pytest.approx(1.15)
+    assert "median of 3 interleaved pairs): 1.120x, target <= 1.15x: met" in v2_ratio.line(paired)
+    assert "pairs 1.100-1.300x; the rows' medians: 1.150x" in v2_ratio.line(paired)
+    assert not v2_ratio.figures(rows, [1.2, 1.16, 1.3])["met"]
+
+
+def test_v2_pairs_divide_each_rounds_v2_wall_by_its_numeric_wall(monkeypatch):
+    """`v2_ratio.paired` times the two commands in `measuring.interleaved`'s rounds and
+    divides round by round: walls 10, 12 (numeric) and 11, 15 (v2) give 1.1 and 1.25."""
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    v2_ratio = importlib.import_module("v2_ratio")
+    measuring = importlib.import_module("measuring")
+    seen = {}
+
+    def interleaved(tools, repeat):
+        seen.update(tools=tools, repeat=repeat)
+        walls = {"marco1000": [10.0, 12.0], "marco1000v2": [11.0, 15.0]}
+        return {name: measuring.Samples(walls=walls[name], peaks=[0, 0]) for name in tools}
+
+    monkeypatch.setattr(measuring, "interleaved", interleaved)
+    assert v2_ratio.paired(["numeric"], ["v2"], 2) == pytest.approx([1.1, 1.25])
+    assert seen == {"tools": {"marco1000": ["numeric"], "marco1000v2": ["v2"]}, "repeat": 2}
