@@ -305,6 +305,8 @@ def test_the_share_button_gives_this_view_s_link(page):
     page.wait("location.search.includes('alpha=0.1')")
     page.settle()
     page.page.click("#share")
+    # the link is made after the click (async)
+    page.wait("document.getElementById('share-url').value !== ''")
     link = page.value("share-url")
     assert link.startswith(page.base) and "example=interleave" in link
     assert "seed=4" in link and "alpha=0.1" in link
