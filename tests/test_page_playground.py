@@ -279,10 +279,7 @@ def test_share_link_keeps_the_playground(wb: Workbench) -> None:
     set_ranking(wb.page, graded, grades, k, missed, grade)
     set_judged(wb.page, *JUDGED["graded, two found by neither"])
     before = shown(wb.page, "#pg-measures"), shown(wb.page, "#pg-vs")
-    wb.page.click("#share")
-    # the link is made after the click (async)
-    wb.wait("document.getElementById('share-url').value !== ''")
-    link = wb.page.locator("#share-url").input_value()
+    link = wb.shared_link()
     assert "pg=32012003.4.3.2.1.00301021.50.2" in link
     wb.page.goto("about:blank")  # the same address again would only move to its #playground
     wb.page.goto(link)

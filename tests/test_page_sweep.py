@@ -304,10 +304,7 @@ def test_the_share_button_gives_this_view_s_link(page):
     page.page.fill("#alpha", "0.1")  # the address follows (after a 200 ms pause)
     page.wait("location.search.includes('alpha=0.1')")
     page.settle()
-    page.page.click("#share")
-    # the link is made after the click (async)
-    page.wait("document.getElementById('share-url').value !== ''")
-    link = page.value("share-url")
+    link = page.shared_link()
     assert link.startswith(page.base) and "example=interleave" in link
     assert "seed=4" in link and "alpha=0.1" in link
     assert link.endswith("#compare")

@@ -139,6 +139,14 @@ class Workbench:
         """The value of the element with id `element`, even when its tab is hidden."""
         return self.page.evaluate(f"document.getElementById({json.dumps(element)}).value")
 
+    def shared_link(self) -> str:
+        """Click Share and return the link it writes: the button's handler writes it only
+        after awaiting the link, so the field is emptied first and waited on."""
+        self.page.evaluate("document.getElementById('share-url').value = ''")
+        self.page.click("#share")
+        self.wait("document.getElementById('share-url').value !== ''")
+        return self.value("share-url")
+
     def type_into(self, element: str, value: str) -> None:
         """Set a field as typing does (an input event after the value, then a change),
         even when its tab is hidden."""
