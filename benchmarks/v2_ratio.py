@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import statistics
 
+import measuring
+
 V2_TARGET = 1.15  # issue 48 item 5: marco1000v2's irscore time over marco1000's
 SHAPES = ("marco1000", "marco1000v2")
 
@@ -15,9 +17,7 @@ def paired(numeric: list[str], v2: list[str], repeat: int) -> list[float]:
     two commands), pair by pair: a pair's two calls run one after the other, which goes
     first alternating, so both meet the same load (the rows' medians are timed minutes
     apart, and this shared host's speed drifts by more than the target's margin)."""
-    from measuring import interleaved
-
-    samples = interleaved(dict(zip(SHAPES, (numeric, v2), strict=True)), repeat)
+    samples = measuring.interleaved(dict(zip(SHAPES, (numeric, v2), strict=True)), repeat)
     walls = [samples[shape].walls for shape in SHAPES]
     return [late / first for first, late in zip(*walls, strict=True)]
 
