@@ -137,7 +137,8 @@ class IndexedByTopic:
     def of(self, run: trec.Records) -> trec.Records:
         """The judgments of the topics the block `run` names (marked as seen)."""
         topic = run.table["topic"].chunk(0)
-        present = np.unique(numpy_view(topic.indices))
+        # counted, not sorted: np.unique over a block's 58k rows took ~1.3 ms
+        present = np.flatnonzero(np.bincount(numpy_view(topic.indices), minlength=1))
         names = topic.dictionary.take(as_arrow(present)).to_pylist()
         code_of = self.index.code_of
         codes = np.array([code_of[n] for n in names if n in code_of], dtype=np.int64)
@@ -168,4 +169,4 @@ class IndexedByTopic:
                     for s, e in zip(starts.tolist(), ends.tolist(), strict=True)
                 )
             parser.feed(text)
-        return parser.records(None)
+        return parser.records(None, judgments_checked=True)  # `_index` checked each topic

@@ -413,8 +413,10 @@ class Parser:
             raise utf8_error(self.name, line_no, raw, moved, offset + line_start) from None
         return slow_columns(text, first_line, self.layout, self.name, self.unread_rank)
 
-    def records(self, compression: str | None) -> Records:
-        """Everything fed so far as one table of the role's canonical columns."""
+    def records(self, compression: str | None, *, judgments_checked: bool = False) -> Records:
+        """Everything fed so far as one table of the role's canonical columns; a qrels's
+        judgments are checked for repeats unless `judgments_checked` (read back from
+        lines an index checked: `qrels_blocks`)."""
         layout = self.layout or formats.detect(None, self.role)
         skipped = SkippedLines.joined(self.skipped)
         if self.tables:
@@ -431,7 +433,7 @@ class Parser:
                 }
             )
         subtopic = None
-        if self.role == "qrels":
+        if self.role == "qrels" and not judgments_checked:
             subtopic = check_unique_judgments(raw, layout, skipped, self.name)
         table = canonical(raw, layout, self.role, self.name)
         if subtopic is not None:
