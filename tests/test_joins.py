@@ -101,7 +101,14 @@ def _join_codes(qrels: list[tuple[int, int, int]], run: list[tuple[int, int]], w
     return joins.join_codes(q[:, 0], q[:, 1], q[:, 2], r[:, 0], r[:, 1], width)
 
 
-def test_coded_docnos_by_hand():
+@pytest.fixture(params=["dense", "hashed"])
+def key_table(request, monkeypatch):
+    """`join_codes` through a byte a key (`_dense_join`), or the hash lookup and sort."""
+    monkeypatch.setattr(joins, "_DENSE_BYTES", 2**40 if request.param == "dense" else 0)
+    return request.param
+
+
+def test_coded_docnos_by_hand(key_table):
     # Docno codes 0..4 shared by all topics. Topic 0 judges doc 3 (grade 2) and doc 1
     # (grade 0); topic 1 judges doc 3 (grade -1). The run's (0, 3) gets 2, its (1, 3)
     # gets -1, its (0, 1) gets 0; (1, 1) and (0, 4) are not judged. Codes stay as given.
@@ -121,7 +128,19 @@ def test_coded_docnos_by_hand():
     assert _join_codes([], [(2, 5), (0, 5), (2, 5)], width=2**31).has_duplicates
 
 
-def test_coded_docnos_join_as_the_strings_do():
+def test_coded_docnos_of_later_topics_by_hand(key_table):
+    # A chunk's topics 7 and 9 (none below 7): keys count from topic 7, (t - 7) * 4 + doc,
+    # so (7, 2) -> 2, (9, 2) -> 10, (9, 3) -> 11: 12 keys, not 40. Topic 9 judges doc 2
+    # (grade 3) and doc 0 (grade 1); the run's (9, 2) gets 3, its (7, 2) nothing.
+    joined = _join_codes([(9, 2, 3), (9, 0, 1)], [(7, 2), (9, 3), (9, 2), (9, 0)], width=4)
+    assert joined.grade.tolist() == [NJ, NJ, 3, 1]
+    assert not joined.has_duplicates
+    assert _join_codes([(9, 2, 3)], [(9, 2), (7, 2), (9, 2)], width=4).has_duplicates
+    # judged only in the qrels, never repeated: a qrels key is not a run repeat
+    assert not _join_codes([(9, 2, 3), (7, 2, 1)], [(9, 2), (7, 2)], width=4).has_duplicates
+
+
+def test_coded_docnos_join_as_the_strings_do(key_table):
     """`join_codes` on docnos coded by their byte order gives the grades and repeats of
     `join` on the strings, and docno codes in the same order within each topic."""
     rng = np.random.default_rng(12)
