@@ -875,9 +875,12 @@ def test_the_line_limit_is_the_one_the_troubleshooting_page_gives(monkeypatch):
 
 
 @pytest.mark.parametrize("size", [1, 7, 64, 4096])
-def test_blocks_find_every_line_over_the_limit_wherever_it_lies(size):
+@pytest.mark.parametrize("source", ["memory", "file", "window"])
+def test_blocks_find_every_line_over_the_limit_wherever_it_lies(size, source, tmp_path):
     """A line of limit + 1 bytes is found at any place in the stream with any read size,
-    and named by its line; a line of exactly the limit is read (10-byte lines around)."""
+    and named by its line; a line of exactly the limit is read (10-byte lines around).
+    Alike from bytes in memory (a block's unfinished last line kept for the next), a
+    regular file and a window of one (that line read again)."""
     from irscore.engine.reading import streams
 
     limit = 100
@@ -885,12 +888,29 @@ def test_blocks_find_every_line_over_the_limit_wherever_it_lies(size):
         for length, too_long in ((limit, False), (limit + 1, True)):
             text = b"x" * 9 + b"\n"
             data = text * before + b"y" * length + b"\n" + text * 5
-            stream = io.BytesIO(data)
-            if too_long:  # named by its line number: the lines handed out, then the rest
-                seen = 0
-                with pytest.raises(streams.LineTooLong) as raised:
-                    for block in streams.blocks(stream, size, limit):
-                        seen += block.count(b"\n")
-                assert seen + raised.value.newlines + 1 == before + 1
-            else:
-                assert b"".join(streams.blocks(stream, size, limit)) == data
+            with _opened(data, source, tmp_path) as stream:
+                if too_long:  # named by its line number: the lines handed out, then the rest
+                    seen = 0
+                    with pytest.raises(streams.LineTooLong) as raised:
+                        for block in streams.blocks(stream, size, limit):
+                            seen += block.count(b"\n")
+                    assert seen + raised.value.newlines + 1 == before + 1
+                else:
+                    got = list(streams.blocks(stream, size, limit))
+                    assert b"".join(got) == data
+                    assert all(block.endswith(b"\n") for block in got)
+
+
+@contextlib.contextmanager
+def _opened(data: bytes, source: str, tmp_path: Path):
+    """`data` as a stream: bytes in memory, a regular file, or a window of a file that
+    holds it between 3 bytes before and 3 after."""
+    from irscore.engine.reading import streams
+
+    if source == "memory":
+        yield io.BytesIO(data)
+        return
+    path = tmp_path / "data"
+    path.write_bytes(b"ab\n" + data + b"cd\n" if source == "window" else data)
+    with open(path, "rb") as stream:
+        yield streams.Window(stream, 3, 3 + len(data)) if source == "window" else stream

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import os
 import stat
 import sys
@@ -110,6 +111,12 @@ class Window:
         """The file's descriptor."""
         return self.stream.fileno()
 
+    def back(self, count: int) -> None:
+        """Go back `count` bytes, to read them again."""
+        self.stream.seek(-count, os.SEEK_CUR)
+        if self.left is not None:
+            self.left += count
+
 
 def regular_file_size(path: str | os.PathLike) -> int | None:
     """The size of a regular file; None for anything else (`-`, a pipe, a FIFO, a
@@ -136,10 +143,12 @@ def block_size(stream: BinaryIO, compression: str | None) -> int:
 
 def blocks(stream: BinaryIO, size: int | None = None, limit: int | None = None) -> Iterator[bytes]:
     """The stream's bytes in blocks of about `size` (default BLOCK) that end just after
-    a newline (the last block may end without one); one read of every byte. A line
+    a newline (the last block may end without one); one read of every byte, but for the
+    unfinished last line of a block of a regular file, read again with the next. A line
     longer than `limit` bytes (default `max_line()`) raises LineTooLong."""
     size, limit = size or BLOCK, limit or max_line()
     read = _waking_reader(stream) if _is_pipe(stream) else lambda stream, size: stream.read(size)
+    back = _back(stream)
     rest = b""
     while True:
         data = read(stream, size)
@@ -147,6 +156,9 @@ def blocks(stream: BinaryIO, size: int | None = None, limit: int | None = None) 
             break
         data = rest + data if rest else data
         cut = data.rfind(b"\n") + 1
+        if back is not None and 0 < cut < len(data):  # the last line read again, whole
+            back(len(data) - cut)
+            data = data[:cut]
         rest = data[cut:]
         if cut:
             block = data[:cut] if rest else data
@@ -156,6 +168,23 @@ def blocks(stream: BinaryIO, size: int | None = None, limit: int | None = None) 
             raise LineTooLong(0, limit)
     if rest:
         yield rest
+
+
+def _back(stream: BinaryIO) -> Callable[[int], None] | None:
+    """How to go back some bytes in an uncompressed regular file (or a `Window` of one),
+    so that a block's unfinished last line is read again with the next block rather than
+    kept and joined to it (a copy of every block: 25 ms of a 190 MB part of a run); None
+    for anything else (a pipe, a decompressor, bytes in memory)."""
+    if isinstance(stream, Window):
+        return stream.back
+    if not isinstance(stream, io.BufferedReader):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+            return None
+    except (OSError, ValueError):
+        return None
+    return lambda count: stream.seek(-count, os.SEEK_CUR)
 
 
 def _is_pipe(stream: BinaryIO) -> bool:
