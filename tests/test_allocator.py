@@ -5,6 +5,7 @@ returns the heap's free pages."""
 from __future__ import annotations
 
 import ctypes
+import os
 from pathlib import Path
 
 import numpy as np
@@ -230,3 +231,56 @@ def test_the_heaps_free_pages_are_given_back_every_few_blocks(tmp_path, monkeypa
     path = _grouped_run(tmp_path)
     topic_blocks.read(path, "auto", 1 << 20, lambda block: scored.append("block"), lambda: None)
     assert scored == (["block"] * 3 + ["trim"]) * 3
+
+
+_ARENAS_AFTER_EVALUATE = """
+import ctypes, sys
+from irscore.cli import main
+sys.argv = ["irscore", "evaluate", "-q", "-m", "all_trec", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as ended:
+    assert not ended.code, ended.code
+sys.stdout.flush()
+ctypes.CDLL(None).malloc_stats()  # one "Arena N:" block per arena, on stderr
+"""
+
+
+@pytest.mark.allowed_skip(reason="glibc only: elsewhere there is nothing to tune")
+@pytest.mark.skipif(allocator._libc() is None, reason="glibc only")
+def test_evaluate_allocates_from_one_arena_on_every_thread(tmp_path):
+    """`irscore evaluate` on the engine (`IRSCORE_PLAIN_BYTES=0`) reads its qrels and run on
+    two threads and parses with Arrow's: glibc's `malloc_stats` still counts one arena
+    (eight before `one_arena`, one per thread that allocated)."""
+    import subprocess
+    import sys
+
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n")
+    run.write_text("1 Q0 d1 1 0.5 t\n1 Q0 d2 2 0.4 t\n2 Q0 d1 1 0.9 t\n")
+    done = subprocess.run(
+        [sys.executable, "-c", _ARENAS_AFTER_EVALUATE, str(qrels), str(run)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "IRSCORE_PLAIN_BYTES": "0"},
+        check=True,
+    )
+    assert "map                   \t1\t" in done.stdout  # scored by the engine
+    assert done.stderr.count("Arena ") == 1, done.stderr
+
+
+def test_one_arena_sets_glibcs_arena_limit(monkeypatch):
+    """`one_arena` is mallopt(M_ARENA_MAX = -8, 1), and nothing without glibc."""
+    calls = []
+
+    class Libc:
+        def mallopt(self, parameter: int, value: int) -> int:
+            calls.append((parameter, value))
+            return 1
+
+    monkeypatch.setattr(allocator, "_libc", lambda: Libc())
+    allocator.one_arena()
+    assert calls == [(-8, 1)]
+    monkeypatch.setattr(allocator, "_libc", lambda: None)
+    allocator.one_arena()
+    assert calls == [(-8, 1)]

@@ -92,8 +92,9 @@ def run(args: argparse.Namespace) -> str | Iterator[bytes]:
     if plain is not None:
         return iter([plain])
 
-    from irscore.engine.system.allocator import arrow_gives_back_freed_memory
+    from irscore.engine.system.allocator import arrow_gives_back_freed_memory, one_arena
 
+    one_arena()  # before the reading threads start
     arrow_gives_back_freed_memory()
     ahead = _read_ahead(args)  # read while the measures' modules load and the flags are read
     # The scoring's modules: loaded while the inputs are read, and before workers fork.

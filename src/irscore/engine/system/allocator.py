@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # ctypes loads when memory is first given back or kept, not at start-up
     import ctypes
 
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt parameters (malloc.h)
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8  # mallopt parameters (malloc.h)
 _KEPT = (1 << 28, 1 << 29)  # blocks under 256 MiB from the heap; trim above 512 MiB free
 _SETTLED = (1 << 25, 1 << 26)  # glibc's adaptive maxima: 32 MiB, then 2 x that
 _kept = False  # freed blocks are kept now (`keep_freed_memory`)
@@ -39,6 +39,21 @@ def _libc() -> ctypes.CDLL | None:
     except (OSError, AttributeError):
         return None
     return libc
+
+
+def one_arena() -> None:
+    """From now on, threads that start allocating share glibc's main arena instead of
+    one each. A thread's arena keeps what it freed for that thread alone, so memory
+    freed by a reading thread (`irscore evaluate` reads its qrels and run on two) was
+    not reused by the main thread or a forked child, and the process tree's peak held
+    both. Peaks, medians of 3 to 5 interleaved calls: 100,000 one-document topics 129
+    MiB -> 123, 100 TREC DL runs on two workers 131 -> 123, MS MARCO top 1,000 224 ->
+    197 (v2 docnos 295 -> 261), 1M lines 151 -> 141; Robust04 116 -> 121; none slower.
+    For the command line only: the API leaves a user's process as it is. Without glibc
+    this does nothing."""
+    libc = _libc()
+    if libc is not None:
+        libc.mallopt(_M_ARENA_MAX, 1)
 
 
 def keep_freed_memory() -> bool:
