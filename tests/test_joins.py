@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irscore.engine.system import arrays, joins
+from irscore.engine.system import arrays, coded_joins, joins
 
 NJ = joins.NOT_JUDGED
 
@@ -98,13 +98,13 @@ def test_a_join_on_a_helper_thread_sorts_on_that_thread(monkeypatch):
 def _join_codes(qrels: list[tuple[int, int, int]], run: list[tuple[int, int]], width: int):
     q = np.array(qrels, dtype=np.int64).reshape(-1, 3)
     r = np.array(run, dtype=np.int64).reshape(-1, 2)
-    return joins.join_codes(q[:, 0], q[:, 1], q[:, 2], r[:, 0], r[:, 1], width)
+    return coded_joins.join_codes(q[:, 0], q[:, 1], q[:, 2], r[:, 0], r[:, 1], width)
 
 
 @pytest.fixture(params=["dense", "hashed"])
 def key_table(request, monkeypatch):
     """`join_codes` through a byte a key (`_dense_join`), or the hash lookup and sort."""
-    monkeypatch.setattr(joins, "_DENSE_BYTES", 2**40 if request.param == "dense" else 0)
+    monkeypatch.setattr(coded_joins, "_DENSE_BYTES", 2**40 if request.param == "dense" else 0)
     return request.param
 
 

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from irscore.engine.ranking.subtopics import Subtopics, collapsed, has_subtopics
 from irscore.engine.reading import trec
-from irscore.engine.system import arrays, joins, string_arrays
+from irscore.engine.system import arrays, coded_joins, joins, string_arrays
 from irscore.engine.system import arrow_compute as ac
 
 if TYPE_CHECKING:  # pandas loads where a DataFrame is read: `irscore evaluate` needs none
@@ -242,7 +242,7 @@ def _prepared(labels: np.ndarray, qrels: tuple, run: tuple, **where) -> Prepared
     if pa.types.is_dictionary(r_docno.type):
         q_doc, r_doc = arrays.numpy_view(q_docno.indices), arrays.numpy_view(r_docno.indices)
         width = len(r_docno.dictionary)
-        joined = joins.join_codes(q_topic, q_doc, q_grade, r_topic, r_doc, width)
+        joined = coded_joins.join_codes(q_topic, q_doc, q_grade, r_topic, r_doc, width)
     else:
         joined = joins.join(q_topic, q_docno, q_grade, r_topic, r_docno, r_score)
     return Prepared(
@@ -294,7 +294,7 @@ def _docnos(qrels: Frame, run: Frame) -> tuple[pa.Array, pa.Array]:
     """The qrels' and the run's docnos row by row: plain Arrow strings when the run is the
     readers' records (its docnos were never hashed), else dictionary arrays over one
     shared dictionary in byte order (a DataFrame's docnos come coded already), which
-    `joins.join_codes` joins without sorting any string."""
+    `coded_joins.join_codes` joins without sorting any string."""
     if isinstance(run, trec.Records) or not _is_categorical(run["docno"]):
         return _strings(qrels, "docno"), _strings(run, "docno")
     codes, labels = _shared_codes(_labelled(qrels, "docno"), _labelled(run, "docno"))
