@@ -61,7 +61,7 @@ def _dense_join(
     5 ms, against 24 for the hash lookup and the sort."""
     mark = np.zeros(keys, dtype=np.uint8)
     mark[r_key] = 1
-    repeated = np.count_nonzero(mark) < len(r_key)
+    repeated = bool(np.count_nonzero(mark) < len(r_key))
     mark[q_key] += 2
     hit = np.flatnonzero(mark[r_key] >= 2)
     del mark
