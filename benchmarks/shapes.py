@@ -461,11 +461,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
         if steps is None:  # its shape was not measured: on its own
             steps = floor(interleaved(FLOOR, args.repeat), None)
         print("\n" + floor_line(steps), flush=True)
-        v2 = v2_ratio.figures(results)
-        if v2 is not None:  # issue 48 item 5 again, in interleaved pairs of calls
+        v2 = None
+        if v2_ratio.timed_rows(results) is not None:  # issue 48 item 5, in interleaved pairs
             commands = [irscore_command(TIMED, built[shape]) for shape in v2_ratio.SHAPES]
             v2 = v2_ratio.figures(results, v2_ratio.paired(*commands, 2 * args.repeat))
-        if v2 is not None:
             print(v2_ratio.line(v2), flush=True)
         api = []
         if not args.no_api:
