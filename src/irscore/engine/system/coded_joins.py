@@ -34,7 +34,7 @@ def join_codes(
     present = [topic for topic in (q_topic, r_topic) if len(topic)]
     first = min((int(topic.min()) for topic in present), default=0)
     keys = (max((int(topic.max()) for topic in present), default=-1) - first + 1) * width
-    kind = np.int32 if keys < 2**31 else np.int64
+    kind = np.int32 if keys < 2**31 else np.int64  # numpy sorts 32-bit keys ~1.6x faster
     q_key = (q_topic - first).astype(kind) * width + q_doc
     r_key = (r_topic - first).astype(kind) * width + r_doc
     if keys <= _DENSE_BYTES * (len(q_key) + len(r_key)):
@@ -44,8 +44,6 @@ def join_codes(
     grade = np.full(len(r_key), NOT_JUDGED, dtype=np.int64)
     hit = found >= 0
     grade[hit] = q_grade[found[hit]]
-    if len(r_key) and int(r_key.max()) < 2**31:  # numpy sorts 32-bit keys ~1.6x faster
-        r_key = r_key.astype(np.int32)
     r_key.sort()
     repeated = bool((r_key[1:] == r_key[:-1]).any())
     return Joined(r_doc.astype(np.int64), grade, max(width, 1), repeated)
