@@ -12,7 +12,10 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
+import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -62,6 +65,25 @@ def reaping(on: bool) -> None:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
 
 
+OWNER = "test-session"  # in a cluster's folder: the pid of the pytest that started it
+
+
+def stop_left_over(module) -> None:
+    """Stop the cluster that an earlier session of these tests left running when it was
+    killed (its `finally` never ran), so that `start` does not refuse the next session:
+    the one /etc/slurm/slurm.conf links to, when its folder names a pytest that has
+    ended. Anyone else's cluster is left alone (and `start` refuses, as it should)."""
+    if not module.DEFAULT_CONF.is_symlink():
+        return
+    folder = module.DEFAULT_CONF.readlink().parent
+    try:
+        owner = int((folder / OWNER).read_text())
+    except (OSError, ValueError):
+        return
+    if not Path(f"/proc/{owner}").exists():
+        module.stop(folder)
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """The recipe's one-node cluster, started by its `start` line and stopped by its
@@ -75,6 +97,8 @@ def cluster(tmp_path_factory):
     )
     folder = tmp_path_factory.mktemp("slurm")
     env = {k: v for k, v in os.environ.items() if k != "SLURM_CONF"}
+    stop_left_over(one_node())
+    (folder / OWNER).write_text(f"{os.getpid()}\n")
     reaping(True)
     try:
         started = subprocess.run(
@@ -229,6 +253,41 @@ def test_start_refuses_a_machine_with_a_slurm_conf_of_its_own(tmp_path, monkeypa
     (running / "pids").unlink()  # stopped: its link is stale
     module.link_default_conf(tmp_path / "mine")
     assert conf.readlink() == tmp_path / "mine" / "slurm.conf"
+
+
+def test_a_cluster_that_a_killed_session_left_is_stopped_first(tmp_path, monkeypatch):
+    """`stop_left_over` stops the daemons of a cluster whose test session has ended, and
+    leaves a cluster alone whose session still runs, or that no session started."""
+    module = one_node()
+    conf = tmp_path / "etc" / "slurm.conf"
+    conf.parent.mkdir()
+    monkeypatch.setattr(module, "DEFAULT_CONF", conf)
+    left = tmp_path / "left"
+    left.mkdir()
+    conf.symlink_to(left / "slurm.conf")
+    # a stand-in daemon: named munged, with the cluster's folder among its arguments
+    sleeper = "import time; time.sleep(120)"
+    daemon = subprocess.Popen(
+        ["bash", "-c", f'exec -a munged {sys.executable} -c "{sleeper}" {left}']
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not module.is_ours(daemon.pid, "munged", left) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (left / "pids").write_text(json.dumps({"munged": daemon.pid}) + "\n")
+        stop_left_over(module)  # no session named: someone's own cluster
+        (left / OWNER).write_text(f"{os.getpid()}\n")
+        stop_left_over(module)  # its session runs (this one)
+        assert daemon.poll() is None and conf.is_symlink()
+        ended = subprocess.Popen(["true"])
+        ended.wait()
+        (left / OWNER).write_text(f"{ended.pid}\n")
+        stop_left_over(module)
+        assert daemon.wait(timeout=15) == -signal.SIGTERM
+        assert not conf.is_symlink() and not (left / "pids").exists()
+    finally:
+        daemon.kill()
+        daemon.wait()
 
 
 def declared_requests() -> dict[str, str]:
