@@ -180,9 +180,9 @@ def _grouped_run(folder: Path) -> Path:
 def test_a_run_read_a_block_at_a_time_reuses_the_pages_of_the_block_before(tmp_path):
     """A 7.9 MB run read a block (1 MiB) at a time, a second time in one process: the
     blocks' arrays reuse the pages the blocks before them freed. Given back after each
-    block (a `malloc_trim` per combined block, Arrow's jemalloc purging at once), every
-    block faulted its pages in afresh: measured 6,500 faults, against 220-560 kept;
-    the text alone is 1,930 pages."""
+    block (a `malloc_trim` per block, Arrow's jemalloc purging at once), every block
+    faulted its pages in afresh: measured 12,800-13,000 faults, against 20-880 kept (64
+    runs: the reading threads' timing spreads them); the text alone is 1,930 pages."""
     import subprocess
     import sys
 
@@ -191,7 +191,7 @@ def test_a_run_read_a_block_at_a_time_reuses_the_pages_of_the_block_before(tmp_p
         [sys.executable, "-c", _BLOCK_FAULTS, str(path)], capture_output=True, text=True, check=True
     ).stdout
     pages = path.stat().st_size // 4096
-    assert int(out) < pages // 2
+    assert int(out) < pages
 
 
 @pytest.mark.allowed_skip(reason="glibc only: elsewhere Arrow keeps its own pool")
