@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import pandas as pd
 import pytest
 
@@ -102,3 +104,22 @@ def test_same_seed_same_bytes(tmp_path):
 def test_bad_options():
     with pytest.raises(pool.PoolError, match="pool depth 30"):
         pool.synthetic(per_run=20, depth=30)
+
+
+def test_a_pool_of_runs_holds_one_run_at_a_time():
+    """Each run is let go once its top k are taken, before the next is read (a track's
+    runs pooled together were held whole: 100 TREC DL runs peaked at 870 MiB)."""
+    taken = []
+
+    def runs():
+        for k in range(3):
+            assert all(run() is None for run in taken), "an earlier run is still held"
+            run = pd.DataFrame(
+                {"topic": ["1", "1"], "docno": [f"d{k}", "x"], "rank": [1, 2], "score": [2.0, 1.0]}
+            )
+            taken.append(weakref.ref(run))
+            yield run
+            del run
+
+    got = pool.pool_of_runs(runs(), 1)
+    assert list(got["docno"]) == ["d0", "d1", "d2"]

@@ -45,21 +45,22 @@ def run(args: argparse.Namespace) -> str:
     if args.from_runs:
         if args.out or not args.target:
             raise UsageError("--from-runs RUN... --depth K takes one OUT file and no --out")
-        runs = [read_checked(path, "run") for path in args.from_runs]
+        paths = args.from_runs
+        runs = (read_checked(path, "run") for path in paths)  # read one at a time
         pooled = pool.pool_of_runs(runs, args.depth)
         if args.qrels:
             judged, unjudged = pool.judge(pooled, read_checked(args.qrels, "qrels"))
             trec.write_qrels(args.target, judged)
             return (
                 f"{len(pooled)} documents in the depth-{args.depth} pool of "
-                f"{len(runs)} runs over {pooled['topic'].nunique()} topics; {len(judged)} "
+                f"{len(paths)} runs over {pooled['topic'].nunique()} topics; {len(judged)} "
                 f"judged in {args.qrels} written to {args.target}; {unjudged} without a "
                 "judgment left out\n"
             )
         pool.write_pool(args.target, pooled)
         return (
             f"{len(pooled)} documents to judge in the depth-{args.depth} pool of "
-            f"{len(runs)} runs over {pooled['topic'].nunique()} topics, in {args.target}\n"
+            f"{len(paths)} runs over {pooled['topic'].nunique()} topics, in {args.target}\n"
         )
     if not args.out or args.target:
         raise UsageError("give --out DIR (synthetic collection) or --from-runs RUN... OUT")

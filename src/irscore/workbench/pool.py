@@ -12,7 +12,7 @@ pooled qrels (with -J and bpref, which were made for them) and on the truth.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,17 +101,18 @@ def synthetic(
     )
 
 
-def pool_of_runs(runs: Sequence[pd.DataFrame], depth: int) -> pd.DataFrame:
+def pool_of_runs(runs: Iterable[pd.DataFrame], depth: int) -> pd.DataFrame:
     """The depth-k pool of the runs: per topic, the union of each run's top k documents
-    in trec_eval's order, as (topic, docno) sorted by topic and docno."""
+    in trec_eval's order, as (topic, docno) sorted by topic and docno. The runs may come
+    one at a time (a generator of runs read as they are asked for): each is let go once
+    its top k are taken, so a track's hundreds of runs are never held together."""
     if depth < 1:
         raise PoolError(f"--depth takes a positive number of documents, got {depth}")
-    pairs = {
-        (topic, doc)
-        for run in runs
-        for topic, ranked in rankings(run).items()
-        for doc in ranked[:depth]
-    }
+    pairs: set[tuple[str, str]] = set()
+    for run in runs:
+        heads = rankings(run, depth)
+        del run  # before the next run is read
+        pairs.update((topic, doc) for topic, ranked in heads.items() for doc in ranked)
     return pd.DataFrame(sorted(pairs), columns=["topic", "docno"])
 
 
