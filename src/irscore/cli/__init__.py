@@ -35,7 +35,7 @@ os.environ.setdefault("JE_ARROW_MALLOC_CONF", "dirty_decay_ms:0,muzzy_decay_ms:0
 # which kept what the commands freed, and mapped a 1 GiB arena in each of `evaluate`'s
 # workers for a run's tag (a dictionary scalar). Peaks, medians of 3 to 5 interleaved
 # calls, none slower: compare, 100 TREC DL runs 190 MiB -> 144, two MS MARCO top-100
-# runs 424 -> 301; pool, 100 runs 870 -> 789; evaluate, 100 runs 122 -> 117.
+# runs 424 -> 301; evaluate, 100 TREC DL runs 122 -> 117, Robust04 121 -> 117.
 os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 # One line per subcommand: the module irscore.cli.NAME with `add_parser` and `run`.
