@@ -124,10 +124,6 @@ def test_the_cli_has_arrows_main_arena_give_freed_pages_back_at_once():
     """100 MiB of Arrow arrays made in the main thread and freed leave the process at
     once. Without `irscore.cli`'s setting, jemalloc's main arena kept about half of
     them resident (measured: 103 -> 203 -> 155 MiB), as a 7M-line run's blocks were."""
-    import os
-    import subprocess
-    import sys
-
     env = {k: v for k, v in os.environ.items() if k != "JE_ARROW_MALLOC_CONF"}
     out = subprocess.run(
         [sys.executable, "-c", _JEMALLOC_FREED], env=env, capture_output=True, text=True, check=True
@@ -138,10 +134,6 @@ def test_the_cli_has_arrows_main_arena_give_freed_pages_back_at_once():
 
 
 def test_a_users_own_jemalloc_setting_is_kept():
-    import os
-    import subprocess
-    import sys
-
     env = os.environ | {"JE_ARROW_MALLOC_CONF": "dirty_decay_ms:5000"}
     code = "import os, irscore.cli; print(os.environ['JE_ARROW_MALLOC_CONF'])"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
@@ -185,9 +177,6 @@ def test_a_run_read_a_block_at_a_time_reuses_the_pages_of_the_block_before(tmp_p
     block (a `malloc_trim` per block, Arrow's jemalloc purging at once), every block
     faulted its pages in afresh: measured 12,800-13,000 faults, against 20-880 kept (64
     runs: the reading threads' timing spreads them); the text alone is 1,930 pages."""
-    import subprocess
-    import sys
-
     path = _grouped_run(tmp_path)
     out = subprocess.run(
         [sys.executable, "-c", _BLOCK_FAULTS, str(path)], capture_output=True, text=True, check=True
@@ -248,25 +237,30 @@ ctypes.CDLL(None).malloc_stats()  # one "Arena N:" block per arena, on stderr
 """
 
 
+def _evaluate_in_a_process(
+    script: str, folder: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess:
+    """`script` run on two topics' qrels and run written in `folder` (their paths its
+    arguments), with `env` and `irscore evaluate` on the engine (`IRSCORE_PLAIN_BYTES=0`)."""
+    qrels, run = folder / "qrels", folder / "run"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n")
+    run.write_text("1 Q0 d1 1 0.5 t\n1 Q0 d2 2 0.4 t\n2 Q0 d1 1 0.9 t\n")
+    return subprocess.run(
+        [sys.executable, "-c", script, str(qrels), str(run)],
+        capture_output=True,
+        text=True,
+        env={**env, "IRSCORE_PLAIN_BYTES": "0"},
+        check=True,
+    )
+
+
 @pytest.mark.allowed_skip(reason="glibc only: elsewhere there is nothing to tune")
 @pytest.mark.skipif(allocator._libc() is None, reason="glibc only")
 def test_evaluate_allocates_from_one_arena_on_every_thread(tmp_path):
     """`irscore evaluate` on the engine (`IRSCORE_PLAIN_BYTES=0`) reads its qrels and run on
     two threads and parses with Arrow's: glibc's `malloc_stats` still counts one arena
     (eight before `one_arena`, one per thread that allocated)."""
-    import subprocess
-    import sys
-
-    qrels, run = tmp_path / "qrels", tmp_path / "run"
-    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n")
-    run.write_text("1 Q0 d1 1 0.5 t\n1 Q0 d2 2 0.4 t\n2 Q0 d1 1 0.9 t\n")
-    done = subprocess.run(
-        [sys.executable, "-c", _ARENAS_AFTER_EVALUATE, str(qrels), str(run)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "IRSCORE_PLAIN_BYTES": "0"},
-        check=True,
-    )
+    done = _evaluate_in_a_process(_ARENAS_AFTER_EVALUATE, tmp_path, dict(os.environ))
     assert "map                   \t1\t" in done.stdout  # scored by the engine
     assert done.stderr.count("Arena ") == 1, done.stderr
 
@@ -304,20 +298,10 @@ print(pa.default_memory_pool().backend_name, len(wide), file=sys.stderr)
 
 
 def _after_evaluate(tmp_path: Path, environment: dict[str, str]) -> str:
-    """What `_POOLS_AFTER_EVALUATE` says of its process after `irscore evaluate` on the
-    engine (`IRSCORE_PLAIN_BYTES=0`): Arrow's pool, and its mappings of 1 GiB or more."""
-    qrels, run = tmp_path / "qrels", tmp_path / "run"
-    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
-    run.write_text("1 Q0 d1 1 2.0 tag\n1 Q0 d3 2 1.0 tag\n")
+    """What `_POOLS_AFTER_EVALUATE` says of its process after `irscore evaluate`: Arrow's
+    pool, and its mappings of 1 GiB or more."""
     env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
-    done = subprocess.run(
-        [sys.executable, "-c", _POOLS_AFTER_EVALUATE, str(qrels), str(run)],
-        capture_output=True,
-        text=True,
-        env={**env, "IRSCORE_PLAIN_BYTES": "0", **environment},
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stderr
+    return _evaluate_in_a_process(_POOLS_AFTER_EVALUATE, tmp_path, env | environment).stderr
 
 
 @pytest.mark.allowed_skip(reason="pyarrow without jemalloc: its default pool is used")
