@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 # about 80k: numpy's per-call costs are paid once for them). A worker holds a batch's
 # scoring at once: 1,000 TREC DL runs of 43 x 200 peaked at 166 MiB summed in batches of
 # 4 MiB (13 runs), 152 in batches of 3 and 130 in batches of 2; a worker's CPU a run was
-# 9.8, 9.7 and 10.5 ms (medians of 4 interleaved). Two runs together may reach
-# `PAIR_BYTES`: a pair of TREC DL runs of 43 x 1,000 (1.6 MB each) took ~10% less CPU
-# than each alone.
+# 9.8, 9.7 and 10.5 ms (medians of 4 interleaved). A TREC DL run of 43 x 1,000 (1.6 MB)
+# is scored alone: 100 of them peaked at 103 MiB summed, against 117 in pairs, for 4-7%
+# more time (medians of 8 and 10 interleaved calls: 1.265 s against 1.220, 1.248 against
+# 1.165), within trec_eval's + 100 MiB (its peak is 7 MiB).
 BATCH_BYTES = 3 << 20
-PAIR_BYTES = 4 << 20
 BATCH_RUNS = 64  # and at most this many runs
 
 
@@ -96,16 +96,15 @@ def _topic_lines(scored: list, c, g, args: argparse.Namespace) -> list[bytes]:
 
 
 def batches(paths: list[str], sizes: list[int], workers: int) -> list[tuple[list[str], list[int]]]:
-    """Consecutive paths (with their sizes) grouped into batches of `BATCH_BYTES` (two
-    runs: `PAIR_BYTES`) and `BATCH_RUNS` at most (a larger run is a batch of its own),
-    and at least two batches for each of `workers` while there are runs enough, so that
-    no worker waits for another's last batch."""
+    """Consecutive paths (with their sizes) grouped into batches of `BATCH_BYTES` and
+    `BATCH_RUNS` at most (a larger run is a batch of its own), and at least two batches
+    for each of `workers` while there are runs enough, so that no worker waits for
+    another's last batch."""
     most = min(BATCH_RUNS, -(-len(paths) // (2 * workers)))
     out: list[tuple[list[str], list[int]]] = []
     total = 0
     for path, size in zip(paths, sizes, strict=True):
-        limit = PAIR_BYTES if out and len(out[-1][0]) == 1 else BATCH_BYTES
-        if not out or total + size > limit or len(out[-1][0]) >= most:
+        if not out or total + size > BATCH_BYTES or len(out[-1][0]) >= most:
             out.append(([], []))
             total = 0
         out[-1][0].append(path)
