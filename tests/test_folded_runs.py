@@ -238,18 +238,18 @@ def test_parts_formatted_together_are_each_part_s_lines_alone():
     assert got[0] == got[2] == b"" and got[1].count(b"\n") == 2 * 4
 
 
-def test_batches_hold_3_mib_of_runs():
+def test_batches_hold_3_mib_of_small_runs_and_larger_runs_alone():
     """3 MiB of small runs a batch (9 of 330 kB: 2.97 MB; a 10th would pass 3,145,728
-    bytes); runs of 1.5 MB two a batch (3.0 MB), of 1.6 MB one (two are 3.2 MB); a run
-    of 5 MiB alone, and none beside it; at least two batches a worker (20 runs: 5 a
-    batch)."""
+    bytes; three of 1 MiB: 3,145,728); a run above 1 MiB alone, and none beside it (two
+    TREC DL runs of 1.57 MB would fit 3 MiB); at least two batches a worker (20 runs: 5
+    a batch)."""
     from irscore.cli.folded_runs import batches
 
     def lengths(sizes: list[int]) -> list[int]:
         return [len(b) for b, _ in batches([str(i) for i in range(len(sizes))], sizes, 2)]
 
     assert lengths([330_000] * 1000)[:3] == [9, 9, 9]
-    assert lengths([1_600_000] * 30) == [1] * 30
-    assert lengths([1_500_000] * 30) == [2] * 15
-    assert lengths([100, 5 << 20, 100, 100, *[330_000] * 16])[:3] == [1, 1, 5]
+    assert lengths([1 << 20] * 30) == [3] * 10
+    assert lengths([1_566_467] * 30) == [1] * 30
+    assert lengths([100, (1 << 20) + 1, 100, 100, *[330_000] * 16])[:3] == [1, 1, 5]
     assert lengths([330_000] * 20) == [5, 5, 5, 5]

@@ -20,11 +20,13 @@ if TYPE_CHECKING:
 # about 80k: numpy's per-call costs are paid once for them). A worker holds a batch's
 # scoring at once: 1,000 TREC DL runs of 43 x 200 peaked at 166 MiB summed in batches of
 # 4 MiB (13 runs), 152 in batches of 3 and 130 in batches of 2; a worker's CPU a run was
-# 9.8, 9.7 and 10.5 ms (medians of 4 interleaved). A TREC DL run of 43 x 1,000 (1.6 MB)
-# is scored alone: 100 of them peaked at 103 MiB summed, against 117 in pairs, for 4-7%
-# more time (medians of 8 and 10 interleaved calls: 1.265 s against 1.220, 1.248 against
-# 1.165), within trec_eval's + 100 MiB (its peak is 7 MiB).
+# 9.8, 9.7 and 10.5 ms (medians of 4 interleaved).
 BATCH_BYTES = 3 << 20
+# A run above this many bytes (some 30k lines) pays those costs once already, and is
+# scored alone: 100 TREC DL runs of 43 x 1,000 (1.57 MB) peaked at 103 MiB summed,
+# against 117 in pairs, for 4-7% more time (medians of 8 and 10 interleaved calls:
+# 1.265 s against 1.220, 1.248 against 1.165), within trec_eval's peak (7 MiB) + 100.
+ALONE_BYTES = 1 << 20
 BATCH_RUNS = 64  # and at most this many runs
 
 
@@ -97,17 +99,18 @@ def _topic_lines(scored: list, c, g, args: argparse.Namespace) -> list[bytes]:
 
 def batches(paths: list[str], sizes: list[int], workers: int) -> list[tuple[list[str], list[int]]]:
     """Consecutive paths (with their sizes) grouped into batches of `BATCH_BYTES` and
-    `BATCH_RUNS` at most (a larger run is a batch of its own), and at least two batches
-    for each of `workers` while there are runs enough, so that no worker waits for
-    another's last batch."""
+    `BATCH_RUNS` at most (a run above `ALONE_BYTES` is a batch of its own), and at least
+    two batches for each of `workers` while there are runs enough, so that no worker
+    waits for another's last batch."""
     most = min(BATCH_RUNS, -(-len(paths) // (2 * workers)))
     out: list[tuple[list[str], list[int]]] = []
     total = 0
     for path, size in zip(paths, sizes, strict=True):
-        if not out or total + size > BATCH_BYTES or len(out[-1][0]) >= most:
+        alone = size > ALONE_BYTES
+        if alone or not out or total + size > BATCH_BYTES or len(out[-1][0]) >= most:
             out.append(([], []))
             total = 0
         out[-1][0].append(path)
         out[-1][1].append(size)
-        total += size
+        total = BATCH_BYTES if alone else total + size  # nothing joins a run alone
     return out
