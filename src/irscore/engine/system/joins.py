@@ -328,8 +328,10 @@ def _sorted(topic: np.ndarray, docno: pa.Array) -> tuple[np.ndarray, np.ndarray,
     key = packed(topic, docno)
     if key is None:
         return _sorted_strings(topic, docno)
-    kind = arrays.sort_kind(topic, key)
-    order = np.argsort(key, kind=kind).astype(np.int64)
+    order, kind = arrays.small_stable_argsort(key), "stable"
+    if order is None:
+        kind = arrays.sort_kind(topic, key)
+        order = np.argsort(key, kind=kind).astype(np.int64)
     ordered = key[order]
     if kind != "stable":  # quicksort: equal keys put in row order
         _rows_in_order_within_equal_keys(order, ordered)
