@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 BATCH_BYTES = 3 << 20
 # A run above this many bytes (some 30k lines) pays those costs once already, and is
 # scored alone: 100 TREC DL runs of 43 x 1,000 (1.57 MB) peaked at 103 MiB summed,
-# against 117 in pairs, for 4-7% more time (medians of 8 and 10 interleaved calls:
-# 1.265 s against 1.220, 1.248 against 1.165), within trec_eval's peak (7 MiB) + 100.
+# against 117 in pairs, for 4-9% more time (interleaved medians: 1.265 s against
+# 1.220, 1.248 against 1.165, 1.274 against 1.170), within trec_eval's peak (7 MiB) +
+# 100; the join's radix sort (`arrays.small_stable_argsort`) then took 1.126 s.
 ALONE_BYTES = 1 << 20
 BATCH_RUNS = 64  # and at most this many runs
 
