@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from irscore.engine.system import arrays as np_arrays
 from irscore.engine.system import joins
 
 NJ = joins.NOT_JUDGED
@@ -105,6 +106,20 @@ def test_a_collision_of_mixes_goes_to_the_sort(monkeypatch, unpacked, side):
     assert joins.join(*arrays).grade.tolist() == [NJ] * len(run)
 
 
+@pytest.mark.parametrize("vectorised", [False, True])
+def test_a_collision_in_the_mix_cut_to_48_bits_goes_to_the_sort(monkeypatch, unpacked, vectorised):
+    """Where radix passes sort the mix (quicksort not vectorised), it is cut to 48 bits:
+    with the mix the low word alone, docnos that differ only in their last byte collide
+    there (16 low bits dropped), and the sort joins them; in 64 bits they do not."""
+    monkeypatch.setattr(joins, "_MIX", (np.uint64(0), np.uint64(1), np.uint64(0)))
+    monkeypatch.setattr(np_arrays, "vectorised_quicksort", lambda: vectorised)
+    qrels = [(0, "AAAAAAAABBBBBBB1", 2)]
+    run = [(0, "AAAAAAAABBBBBBB2", 1.0), (0, "AAAAAAAABBBBBBB1", 0.5)]
+    rows = _arrays(qrels, run)
+    assert (joins._matched(*rows) is None) is not vectorised
+    assert joins.join(*rows).grade.tolist() == [NJ, 2]
+
+
 # 9 to 12 bytes, some a prefix of others ("FBIS3-000" of "FBIS3-00001")
 DOCNOS = [f"{p}-{n:0{w}d}" for p in ("FBIS3", "FT911", "LA0101") for w in (3, 5) for n in range(12)]
 
@@ -131,12 +146,18 @@ def newswire(draw) -> tuple:
 def test_the_same_grades_and_tie_order_as_the_sort(rows):
     qrels, run = rows
     arrays = _arrays(qrels, run)
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(joins, "_long_unpacked", lambda *args: True)
-        m.setattr(joins, "_MOST_TIED", 1.01)
-        matched = joins._matched(*arrays)
+    found = []
+    for vectorised in (False, True):  # the mix sorted by radix passes (48 bits), or not
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(joins, "_long_unpacked", lambda *args: True)
+            m.setattr(joins, "_MOST_TIED", 1.01)
+            m.setattr(np_arrays, "vectorised_quicksort", lambda v=vectorised: v)
+            found.append(joins._matched(*arrays))
+    matched, other = found
     sorted_join = joins.join(*arrays[:5])
-    assert matched is not None
+    assert matched is not None and other is not None
+    assert matched.grade.tolist() == other.grade.tolist()
+    assert matched.doc.tolist() == other.doc.tolist()
     assert matched.grade.tolist() == sorted_join.grade.tolist()
     score32 = arrays[5].astype(np.float32) + np.float32(0.0)
     for key in {(t, s) for t, s in zip(arrays[3], score32, strict=True)}:

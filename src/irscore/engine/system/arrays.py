@@ -14,6 +14,7 @@ _COUNTED_ROWS = 1 << 20  # codes counted this many at a time (`counts`)
 # Keys up to which passes of numpy's radix sort on 16-bit digits beat timsort
 # (`small_stable_argsort`); past them the passes' scattered reads cost more.
 _RADIX_ROWS = 1 << 18
+RADIX_BITS = 48  # the widest keys those passes sort faster (three passes)
 
 
 def numpy_view(array: pa.Array) -> np.ndarray:
@@ -78,16 +79,22 @@ def small_stable_argsort(key: np.ndarray) -> np.ndarray | None:
     for keys mostly in order already (timsort only merges their stretches), and where
     numpy's quicksort is vectorised (`vectorised_quicksort`: with AVX2, 0.92 ms on those
     TREC DL keys)."""
-    if len(key) > _RADIX_ROWS or key.dtype.kind != "u" or vectorised_quicksort():
+    if not radix_sortable(len(key)) or key.dtype.kind != "u":
         return None
     bits = int(key.max(initial=0)).bit_length()
-    if bits > 48 or _mostly_ascending(key):
+    if bits > RADIX_BITS or _mostly_ascending(key):
         return None
     order = np.argsort(key.astype(np.uint16), kind="stable")
     for shift in range(16, bits, 16):
         digit = (key >> np.uint64(shift)).astype(np.uint16)
         order = order[np.argsort(digit[order], kind="stable")]
     return order
+
+
+def radix_sortable(rows: int) -> bool:
+    """True when `small_stable_argsort` sorts this many keys of `RADIX_BITS` (not mostly
+    in order): few enough, on a CPU whose quicksort is not vectorised."""
+    return rows <= _RADIX_ROWS and not vectorised_quicksort()
 
 
 def _mostly_ascending(key: np.ndarray) -> bool:
