@@ -89,7 +89,14 @@ def collections(draw):
     return qrels, run
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=15,
+    deadline=None,
+    # the same examples each run: a random one (qrels {"4": {"d3": -1}}) once kept
+    # pytrec_eval's evaluate, called by ir_measures, busy for over ten minutes of CPU
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(collections())
 def test_equals_ir_measures_default_providers(data):
     qrels, run = data
